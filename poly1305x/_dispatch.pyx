@@ -1,0 +1,229 @@
+# cython: language_level=3, embedsignature=True
+"""The one dispatch point: CPU probe, the backend table, POLY1305X_BACKEND.
+
+Instruction-set modules are imported only after the probe says the CPU and the
+OS support them: their module init is compiled with their ISA flags and may
+itself contain those instructions."""
+import importlib
+import importlib.util
+import os
+import threading
+
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
+from libc.stdint cimport uint8_t, uint32_t
+from cpython.bytes cimport PyBytes_FromStringAndSize
+from libc.string cimport memcpy, memset
+
+from poly1305x._kernel cimport P1305X_KERNEL_CAPSULE, kernel_table, poly1305_state
+from poly1305x._portable cimport (
+    chacha20_init_state, poly1305_finish, poly1305_init,
+)
+from poly1305x._portable import HAVE_INT128
+
+cdef extern from "_cpu.h":
+    int p1305x_cpu_features()
+    int P1305X_X86
+    int P1305X_CPU_AVX2, P1305X_CPU_AVX512F, P1305X_CPU_AVX512VL, P1305X_CPU_AVX512IFMA
+
+
+def _probe():
+    cdef int f = p1305x_cpu_features()
+    names = set()
+    if f & P1305X_CPU_AVX2:
+        names.add("avx2")
+    if f & P1305X_CPU_AVX512F:
+        names.add("avx512f")
+    if f & P1305X_CPU_AVX512VL:
+        names.add("avx512vl")
+    if f & P1305X_CPU_AVX512IFMA:
+        names.add("avx512ifma")
+    return frozenset(names)
+
+
+_FEATURES = _probe()
+
+# Backends as data, best first: name, CPU features it needs, module that holds
+# it, the name of its table there.  Where the compiler has no 64x64->128
+# multiply, the 26-bit loop ranks first.
+_PORTABLE = (("portable", (), "poly1305x._portable", "portable"),
+             ("portable26", (), "poly1305x._portable", "portable26"))
+BACKENDS = (
+    ("avx512", ("avx512f", "avx512vl", "avx512ifma"), "poly1305x._x86_avx512", "avx512"),
+    ("avx2", ("avx2",), "poly1305x._x86_avx2", "avx2"),
+) + (_PORTABLE if HAVE_INT128 else _PORTABLE[::-1])
+
+# Test-only: the AVX-512 kernels built against SIMDe (setup.py, POLY1305X_SIMDE=1).
+# Never chosen by default and not in backends(); selectable by name.
+EMULATED = (
+    ("avx512-emu", ("avx2",), "poly1305x._x86_avx512_emu", "avx512"),
+)
+
+cdef const kernel_table* _active = NULL
+_active_name = None
+_tables = {}          # name -> capsule (keeps the module alive)
+_lock = threading.Lock()
+
+
+def cpu_features():
+    """The CPU features that the probe found and the OS enables."""
+    return _FEATURES
+
+
+def backends():
+    """Names of the backends usable on this CPU and built into this install,
+    best first."""
+    out = []
+    for name, needs, modname, _ in BACKENDS:
+        if all(f in _FEATURES for f in needs) and importlib.util.find_spec(modname):
+            out.append(name)
+    return out
+
+
+def all_backends():
+    """Every backend name this package knows, usable here or not."""
+    return [b[0] for b in BACKENDS + EMULATED]
+
+
+def emulated_backends():
+    """Test-only backends built into this install (the AVX-512 kernels under
+    SIMDe): they check the vector arithmetic on CPUs that lack it, slowly."""
+    return [name for name, needs, modname, _ in EMULATED
+            if all(f in _FEATURES for f in needs) and importlib.util.find_spec(modname)]
+
+
+def backend():
+    """The name of the backend that new objects use."""
+    return _active_name
+
+
+cdef const kernel_table* kernels_named(str name) except NULL:
+    cap = _tables.get(name)
+    if cap is None:
+        cap = _load(name)
+    return <const kernel_table*>PyCapsule_GetPointer(cap, P1305X_KERNEL_CAPSULE)
+
+
+cdef const kernel_table* active_kernels() noexcept nogil:
+    return _active
+
+
+def _load(str name):
+    for bname, needs, modname, key in BACKENDS + EMULATED:
+        if bname == name:
+            break
+    else:
+        raise ImportError(
+            f"unknown poly1305x backend {name!r}; valid names: {', '.join(all_backends())}")
+    missing = [f for f in needs if f not in _FEATURES]
+    if missing:
+        raise ImportError(
+            f"poly1305x backend {name!r} needs CPU features {', '.join(missing)}, which "
+            f"this CPU or OS lacks; usable here: {', '.join(backends())}")
+    if importlib.util.find_spec(modname) is None:
+        raise ImportError(
+            f"poly1305x backend {name!r} was not built into this install "
+            f"(no {modname}); usable here: {', '.join(backends())}")
+    # Only now, after the probe, is the ISA module imported.
+    mod = importlib.import_module(modname)
+    cap = mod.kernel_tables()[key]
+    if not PyCapsule_IsValid(cap, P1305X_KERNEL_CAPSULE):
+        raise ImportError(f"{modname} returned no kernel table for {name!r}")
+    _self_test(name, <const kernel_table*>PyCapsule_GetPointer(cap, P1305X_KERNEL_CAPSULE))
+    _tables[name] = cap
+    return cap
+
+
+def set_backend(str name):
+    """Make ``name`` the backend of every object created from now on.
+
+    Objects that exist keep the backend they were created with.  Raises
+    ImportError for a name that is unknown or not usable on this CPU."""
+    global _active, _active_name
+    with _lock:
+        cap = _tables.get(name) or _load(name)
+        _active = <const kernel_table*>PyCapsule_GetPointer(cap, P1305X_KERNEL_CAPSULE)
+        _active_name = name
+
+
+# --- Known-answer self-test, run once per backend when it is first selected --
+# RFC 8439 section 2.5.2 (Poly1305) and 2.3.2 (ChaCha20 block function).  Long
+# inputs, which reach the vector loops, are compared against the portable loop.
+_POLY_KEY = bytes.fromhex("85d6be7857556d337f4452fe42d506a80103808afb0db2fd4abff6af4149f51b")
+_POLY_MSG = b"Cryptographic Forum Research Group"
+_POLY_TAG = bytes.fromhex("a8061dc1305136c6c22b8baf0c0127a9")
+_CHACHA_KEY = bytes(range(32))
+_CHACHA_NONCE = bytes.fromhex("000000090000004a00000000")
+_CHACHA_BLOCK1 = bytes.fromhex(
+    "10f1e7e4d13b5915500fdd1fa32071c4c7d1f4c733c068030422aa9ac3d46c4e"
+    "d2826446079faa0914c2d705d98b02a2b5129cd1de164eb9cbd083e8a2503c4e")
+
+
+cdef bytes _mac_with(const kernel_table* k, bytes key, bytes msg):
+    cdef poly1305_state st
+    cdef uint8_t block[16]
+    cdef uint8_t tag[16]
+    cdef const uint8_t* m = msg
+    cdef size_t n = len(msg)
+    poly1305_init(&st, key, (<const uint8_t*>key) + 16)
+    k.poly1305_blocks(&st, m, n // 16, 1)
+    if n % 16:
+        memset(block, 0, 16)
+        memcpy(block, m + n - n % 16, n % 16)
+        block[n % 16] = 1
+        k.poly1305_blocks(&st, block, 1, 0)
+    poly1305_finish(&st, tag)
+    return PyBytes_FromStringAndSize(<char*>tag, 16)
+
+
+cdef bytes _chacha_with(const kernel_table* k, bytes key, bytes nonce, size_t nblocks, uint32_t ctr):
+    cdef uint32_t state[16]
+    out = bytearray(64 * nblocks)
+    cdef uint8_t* o = out
+    chacha20_init_state(state, key, nonce, 12, ctr)
+    k.chacha20_xor(state, NULL, o, nblocks)
+    return bytes(out)
+
+
+cdef int _self_test(str name, const kernel_table* k) except -1:
+    cdef const kernel_table* ref = NULL
+    if _mac_with(k, _POLY_KEY, _POLY_MSG) != _POLY_TAG:
+        raise ImportError(f"poly1305x backend {name!r} failed its Poly1305 self-test")
+    if _chacha_with(k, _CHACHA_KEY, _CHACHA_NONCE, 1, 1) != _CHACHA_BLOCK1:
+        raise ImportError(f"poly1305x backend {name!r} failed its ChaCha20 self-test")
+    if name != "portable":
+        ref = kernels_named("portable")
+        long_msg = bytes((i * 7 + 3) & 0xff for i in range(4099))
+        key = bytes(range(255, 223, -1))
+        if _mac_with(k, key, long_msg) != _mac_with(ref, key, long_msg):
+            raise ImportError(f"poly1305x backend {name!r} failed its long Poly1305 self-test")
+        if (_chacha_with(k, _CHACHA_KEY, _CHACHA_NONCE, 37, 0xfffffff0)
+                != _chacha_with(ref, _CHACHA_KEY, _CHACHA_NONCE, 37, 0xfffffff0)):
+            raise ImportError(f"poly1305x backend {name!r} failed its long ChaCha20 self-test")
+    return 0
+
+
+def kernel_poly1305(str name, bytes key, bytes msg):
+    """Tag of msg under the 32-byte one-time key, computed by backend ``name``'s
+    loop alone (for tests of each kernel; no buffering involved)."""
+    if len(key) != 32:
+        raise ValueError("key must be 32 bytes")
+    return _mac_with(kernels_named(name), key, msg)
+
+
+def kernel_chacha20(str name, bytes key, bytes nonce, size_t nblocks, uint32_t counter):
+    """nblocks of RFC 8439 ChaCha20 key stream from backend ``name``'s loop,
+    starting at ``counter`` (the kernels carry it into word 13 as 64 bits)."""
+    if len(key) != 32 or len(nonce) != 12:
+        raise ValueError("key must be 32 bytes and nonce 12 bytes")
+    return _chacha_with(kernels_named(name), key, nonce, nblocks, counter)
+
+
+def _select_at_import():
+    name = os.environ.get("POLY1305X_BACKEND", "").strip()
+    if name:
+        set_backend(name)
+    else:
+        set_backend(backends()[0])
+
+
+_select_at_import()

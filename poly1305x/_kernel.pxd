@@ -1,0 +1,54 @@
+# cython: language_level=3
+"""The kernel ABI: the one contract between the instruction-set modules, the
+dispatcher and the engine.
+
+Every instruction-set module (``_portable``, ``_x86_avx2``, ``_x86_avx512``)
+fills one ``kernel_table`` per backend it offers and hands its address to the
+dispatcher in a PyCapsule named ``KERNEL_CAPSULE``.  Nothing here holds a
+vector type: states live inside Python objects, which are only 16-byte aligned.
+"""
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
+
+cdef extern from *:
+    """
+    #define P1305X_POWERS_WORDS 128
+    #define P1305X_KERNEL_CAPSULE "poly1305x.kernel_table"
+    """
+    enum: P1305X_POWERS_WORDS
+    const char* P1305X_KERNEL_CAPSULE
+
+
+ctypedef struct poly1305_state:
+    # Accumulator in base 2^64, partially reduced: h = h[0] + h[1]*2^64 + h[2]*2^128
+    # with h[2] < 8.  Every kernel reads and writes this form, so a state can be
+    # driven by the scalar loop and a vector loop in turn.
+    uint64_t h[3]
+    # Clamped r in base 2^64 (r[0], r[1] < 2^60, r[1] % 4 == 0) and the pad s.
+    uint64_t r[2]
+    uint64_t s[2]
+    # Per-key cache of powers of r, laid out by the vector kernel that owns the
+    # state; powers_ready is 0 until that kernel has filled it.
+    uint64_t powers[P1305X_POWERS_WORDS]
+    int powers_ready
+
+
+# Absorb nblocks 16-byte blocks from m; hibit is 1 for full blocks (adds 2^128)
+# and 0 for the padded final block.  Any nblocks, including 0.
+ctypedef void (*poly1305_blocks_fn)(poly1305_state* st, const uint8_t* m,
+                                    size_t nblocks, uint64_t hibit) noexcept nogil
+
+# XOR nblocks 64-byte ChaCha20 key-stream blocks into src, writing dst (src may
+# equal dst; src NULL writes the bare key stream).  state16 is the 16-word input
+# block; the kernel starts at the counter in words 12 (low) and 13 (high),
+# advances it by one per block as a 64-bit number, and stores it back.  Callers
+# of the 96-bit-nonce variant make sure word 12 never wraps inside a call.
+ctypedef void (*chacha20_xor_fn)(uint32_t* state16, const uint8_t* src,
+                                 uint8_t* dst, size_t nblocks) noexcept nogil
+
+
+ctypedef struct kernel_table:
+    const char* name
+    # A vector kernel decides itself where it pays: below its threshold, and for
+    # its leftover blocks, it hands the work to the portable scalar loop.
+    poly1305_blocks_fn poly1305_blocks
+    chacha20_xor_fn chacha20_xor

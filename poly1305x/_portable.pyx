@@ -1,0 +1,311 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Portable kernels: scalar Poly1305 (base 2^64, and 26-bit limbs for targets
+without a 64x64->128 multiply) and scalar ChaCha20.  Built with no ISA flags,
+so this module is safe to import on any CPU."""
+from cpython.pycapsule cimport PyCapsule_New
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
+from libc.string cimport memcpy
+
+from poly1305x._kernel cimport (
+    P1305X_KERNEL_CAPSULE, kernel_table, poly1305_state,
+)
+from poly1305x._util cimport load32_le, load64_le, store32_le, store64_le
+
+cdef extern from "_wide.h" nogil:
+    ctypedef struct p1305x_u128:
+        uint64_t lo
+        uint64_t hi
+    p1305x_u128 p1305x_mul(uint64_t a, uint64_t b)
+    p1305x_u128 p1305x_add(p1305x_u128 a, p1305x_u128 b)
+    p1305x_u128 p1305x_mac(p1305x_u128 acc, uint64_t a, uint64_t b)
+    int P1305X_HAVE_INT128
+
+
+# ---------------------------------------------------------------------------
+# Poly1305, base 2^64 (64x64->128 products)
+# h = h0 + h1*2^64 + h2*2^128; r = r0 + r1*2^64 with r0, r1 < 2^60 and 4 | r1.
+# Since 2^130 = 5 (mod p) and 4 | r1, the 2^128 and 2^192 terms of h*r fold back
+# through sr1 = 5*(r1/4) = r1 + (r1 >> 2) < 2^61.
+# ---------------------------------------------------------------------------
+cdef void poly1305_blocks_portable(poly1305_state* st, const uint8_t* m,
+                                   size_t nblocks, uint64_t hibit) noexcept nogil:
+    cdef uint64_t r0 = st.r[0], r1 = st.r[1]
+    cdef uint64_t sr1 = r1 + (r1 >> 2)
+    cdef uint64_t h0 = st.h[0], h1 = st.h[1], h2 = st.h[2]
+    cdef uint64_t t0, t1, c, d2
+    cdef p1305x_u128 d0, d1
+    while nblocks:
+        # h += m (+ 2^128 for a full block); h2 < 8 before, < 10 after
+        t0 = load64_le(m)
+        t1 = load64_le(m + 8)
+        h0 += t0
+        c = h0 < t0
+        t1 += c
+        c = t1 < c
+        h1 += t1
+        c += h1 < t1
+        h2 += c + hibit
+        # d = h * r, folded: d0 < 2^125, d1 < 2^126.1, d2 = h2*r0 < 2^64
+        d0 = p1305x_mac(p1305x_mul(h0, r0), h1, sr1)
+        d1 = p1305x_mac(p1305x_mac(p1305x_mul(h0, r1), h1, r0), h2, sr1)
+        d2 = h2 * r0
+        # carry: h0 | h1 | d2 * 2^128, then fold d2's bits >= 2 (i.e. >= 2^130) as *5
+        h0 = d0.lo
+        d1.lo += d0.hi
+        d1.hi += d1.lo < d0.hi
+        h1 = d1.lo
+        d2 += d1.hi
+        c = (d2 & ~(<uint64_t>3)) + (d2 >> 2)
+        h2 = d2 & 3
+        h0 += c
+        c = h0 < c
+        h1 += c
+        h2 += h1 < c        # h2 <= 4
+        m += 16
+        nblocks -= 1
+    st.h[0] = h0
+    st.h[1] = h1
+    st.h[2] = h2
+
+
+# ---------------------------------------------------------------------------
+# Poly1305, 26-bit limbs (32x32->64 products), for targets without a wide
+# multiply.  Limbs l0..l4 of h and r; s_i = 5*r_i folds the 2^130 wrap.
+# Converts from/to the shared base-2^64 form once per call.
+# ---------------------------------------------------------------------------
+cdef void poly1305_blocks_portable26(poly1305_state* st, const uint8_t* m,
+                                     size_t nblocks, uint64_t hibit) noexcept nogil:
+    cdef uint32_t M = 0x3ffffff
+    cdef uint64_t a0 = st.h[0], a1 = st.h[1], a2 = st.h[2]
+    cdef uint64_t q0 = st.r[0], q1 = st.r[1]
+    # r limbs < 2^26 each (clamped r < 2^124)
+    cdef uint32_t r0 = q0 & M, r1 = (q0 >> 26) & M
+    cdef uint32_t r2 = ((q0 >> 52) | (q1 << 12)) & M
+    cdef uint32_t r3 = (q1 >> 14) & M, r4 = (q1 >> 40) & M
+    cdef uint32_t s1 = r1 * 5, s2 = r2 * 5, s3 = r3 * 5, s4 = r4 * 5
+    # h limbs: l0..l3 < 2^26, l4 < 2^27 (h2 < 8)
+    cdef uint32_t l0 = a0 & M, l1 = (a0 >> 26) & M
+    cdef uint32_t l2 = ((a0 >> 52) | (a1 << 12)) & M
+    cdef uint32_t l3 = (a1 >> 14) & M
+    cdef uint32_t l4 = <uint32_t>((a1 >> 40) | (a2 << 24))
+    cdef uint32_t hb = <uint32_t>hibit << 24
+    cdef uint64_t d0, d1, d2, d3, d4, c
+    while nblocks:
+        # limbs < 2^26 + 2^26 after the add (l4 < 2^27 + 2^24)
+        l0 += load32_le(m) & M
+        l1 += (load32_le(m + 3) >> 2) & M
+        l2 += (load32_le(m + 6) >> 4) & M
+        l3 += (load32_le(m + 9) >> 6)
+        l4 += (load32_le(m + 12) >> 8) | hb
+        # limbs < 2^27.3, r_i < 2^26, s_i < 2^28.4: each product < 2^55.7, sums < 2^58
+        d0 = (<uint64_t>l0 * r0 + <uint64_t>l1 * s4 + <uint64_t>l2 * s3
+              + <uint64_t>l3 * s2 + <uint64_t>l4 * s1)
+        d1 = (<uint64_t>l0 * r1 + <uint64_t>l1 * r0 + <uint64_t>l2 * s4
+              + <uint64_t>l3 * s3 + <uint64_t>l4 * s2)
+        d2 = (<uint64_t>l0 * r2 + <uint64_t>l1 * r1 + <uint64_t>l2 * r0
+              + <uint64_t>l3 * s4 + <uint64_t>l4 * s3)
+        d3 = (<uint64_t>l0 * r3 + <uint64_t>l1 * r2 + <uint64_t>l2 * r1
+              + <uint64_t>l3 * r0 + <uint64_t>l4 * s4)
+        d4 = (<uint64_t>l0 * r4 + <uint64_t>l1 * r3 + <uint64_t>l2 * r2
+              + <uint64_t>l3 * r1 + <uint64_t>l4 * r0)
+        # one carry pass in 64 bits (d0 < 2^58, so carries reach 2^32); after
+        # it l0..l4 < 2^26 except l1 < 2^26 + 2^11
+        c = d0 >> 26; l0 = <uint32_t>d0 & M
+        d1 += c; c = d1 >> 26; l1 = <uint32_t>d1 & M
+        d2 += c; c = d2 >> 26; l2 = <uint32_t>d2 & M
+        d3 += c; c = d3 >> 26; l3 = <uint32_t>d3 & M
+        d4 += c; c = d4 >> 26; l4 = <uint32_t>d4 & M
+        c = l0 + c * 5
+        l0 = <uint32_t>c & M
+        l1 += <uint32_t>(c >> 26)
+        m += 16
+        nblocks -= 1
+    # full carry so that l0..l3 < 2^26, then repack (l4 < 2^27, so h2 < 8)
+    l2 += l1 >> 26; l1 &= M
+    l3 += l2 >> 26; l2 &= M
+    l4 += l3 >> 26; l3 &= M
+    st.h[0] = <uint64_t>l0 | (<uint64_t>l1 << 26) | (<uint64_t>l2 << 52)
+    st.h[1] = (<uint64_t>l2 >> 12) | (<uint64_t>l3 << 14) | (<uint64_t>l4 << 40)
+    st.h[2] = <uint64_t>l4 >> 24
+
+
+cdef void poly1305_init(poly1305_state* st, const uint8_t* r16,
+                        const uint8_t* s16) noexcept nogil:
+    st.h[0] = 0
+    st.h[1] = 0
+    st.h[2] = 0
+    # clamp: r &= 0x0ffffffc0ffffffc0ffffffc0fffffff
+    st.r[0] = load64_le(r16) & <uint64_t>0x0ffffffc0fffffff
+    st.r[1] = load64_le(r16 + 8) & <uint64_t>0x0ffffffc0ffffffc
+    st.s[0] = load64_le(s16)
+    st.s[1] = load64_le(s16 + 8)
+    st.powers_ready = 0
+
+
+cdef void poly1305_finish(poly1305_state* st, uint8_t* tag16) noexcept nogil:
+    """tag = (h mod p + s) mod 2^128, without branches on h."""
+    cdef uint64_t h0 = st.h[0], h1 = st.h[1], h2 = st.h[2]
+    cdef uint64_t g0, g1, g2, c, mask
+    # fold bits >= 2^130 once: now h < 2^130 + 5*2 < 2p
+    c = (h2 >> 2) * 5
+    h2 &= 3
+    h0 += c
+    c = h0 < c
+    h1 += c
+    h2 += h1 < c
+    # g = h + 5 - 2^130; if it does not borrow (bit 130 set in h + 5), h >= p
+    g0 = h0 + 5
+    c = g0 < 5
+    g1 = h1 + c
+    c = g1 < c
+    g2 = h2 + c
+    mask = <uint64_t>0 - (g2 >> 2)       # all ones when h >= p
+    h0 = (h0 & ~mask) | (g0 & mask)
+    h1 = (h1 & ~mask) | (g1 & mask)
+    # + s mod 2^128
+    h0 += st.s[0]
+    c = h0 < st.s[0]
+    h1 += st.s[1] + c
+    store64_le(tag16, h0)
+    store64_le(tag16 + 8, h1)
+
+
+cdef int tags_equal(const uint8_t* a, const uint8_t* b, size_t n) noexcept nogil:
+    """1 when equal; the time depends only on n."""
+    cdef uint32_t d = 0
+    cdef size_t i
+    for i in range(n):
+        d |= a[i] ^ b[i]
+    return <int>(1 & ((d - 1) >> 8))
+
+
+cdef void wipe(void* p, size_t n) noexcept nogil:
+    """Zero secrets through a volatile pointer so the stores are not elided."""
+    cdef volatile uint8_t* v = <volatile uint8_t*>p
+    cdef size_t i
+    for i in range(n):
+        v[i] = 0
+
+
+# ---------------------------------------------------------------------------
+# ChaCha20 (RFC 8439 section 2.3), one block at a time
+# ---------------------------------------------------------------------------
+cdef inline uint32_t rotl(uint32_t v, int c) noexcept nogil:
+    return (v << c) | (v >> (32 - c))
+
+
+cdef inline void chacha20_rounds(uint32_t* x) noexcept nogil:
+    """Twenty rounds over x[16] in place (no feed-forward)."""
+    cdef uint32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3]
+    cdef uint32_t x4 = x[4], x5 = x[5], x6 = x[6], x7 = x[7]
+    cdef uint32_t x8 = x[8], x9 = x[9], x10 = x[10], x11 = x[11]
+    cdef uint32_t x12 = x[12], x13 = x[13], x14 = x[14], x15 = x[15]
+    cdef int i
+    for i in range(10):
+        # column round
+        x0 += x4; x12 = rotl(x12 ^ x0, 16); x8 += x12; x4 = rotl(x4 ^ x8, 12)
+        x0 += x4; x12 = rotl(x12 ^ x0, 8); x8 += x12; x4 = rotl(x4 ^ x8, 7)
+        x1 += x5; x13 = rotl(x13 ^ x1, 16); x9 += x13; x5 = rotl(x5 ^ x9, 12)
+        x1 += x5; x13 = rotl(x13 ^ x1, 8); x9 += x13; x5 = rotl(x5 ^ x9, 7)
+        x2 += x6; x14 = rotl(x14 ^ x2, 16); x10 += x14; x6 = rotl(x6 ^ x10, 12)
+        x2 += x6; x14 = rotl(x14 ^ x2, 8); x10 += x14; x6 = rotl(x6 ^ x10, 7)
+        x3 += x7; x15 = rotl(x15 ^ x3, 16); x11 += x15; x7 = rotl(x7 ^ x11, 12)
+        x3 += x7; x15 = rotl(x15 ^ x3, 8); x11 += x15; x7 = rotl(x7 ^ x11, 7)
+        # diagonal round
+        x0 += x5; x15 = rotl(x15 ^ x0, 16); x10 += x15; x5 = rotl(x5 ^ x10, 12)
+        x0 += x5; x15 = rotl(x15 ^ x0, 8); x10 += x15; x5 = rotl(x5 ^ x10, 7)
+        x1 += x6; x12 = rotl(x12 ^ x1, 16); x11 += x12; x6 = rotl(x6 ^ x11, 12)
+        x1 += x6; x12 = rotl(x12 ^ x1, 8); x11 += x12; x6 = rotl(x6 ^ x11, 7)
+        x2 += x7; x13 = rotl(x13 ^ x2, 16); x8 += x13; x7 = rotl(x7 ^ x8, 12)
+        x2 += x7; x13 = rotl(x13 ^ x2, 8); x8 += x13; x7 = rotl(x7 ^ x8, 7)
+        x3 += x4; x14 = rotl(x14 ^ x3, 16); x9 += x14; x4 = rotl(x4 ^ x9, 12)
+        x3 += x4; x14 = rotl(x14 ^ x3, 8); x9 += x14; x4 = rotl(x4 ^ x9, 7)
+    x[0] = x0; x[1] = x1; x[2] = x2; x[3] = x3
+    x[4] = x4; x[5] = x5; x[6] = x6; x[7] = x7
+    x[8] = x8; x[9] = x9; x[10] = x10; x[11] = x11
+    x[12] = x12; x[13] = x13; x[14] = x14; x[15] = x15
+
+
+cdef void chacha20_xor_portable(uint32_t* state16, const uint8_t* src,
+                                uint8_t* dst, size_t nblocks) noexcept nogil:
+    cdef uint32_t x[16]
+    cdef uint32_t ks
+    cdef uint64_t ctr
+    cdef int i
+    while nblocks:
+        memcpy(x, state16, 64)
+        chacha20_rounds(x)
+        for i in range(16):
+            ks = x[i] + state16[i]
+            if src != NULL:
+                ks ^= load32_le(src + 4 * i)
+            store32_le(dst + 4 * i, ks)
+        ctr = (<uint64_t>state16[12] | (<uint64_t>state16[13] << 32)) + 1
+        state16[12] = <uint32_t>ctr
+        state16[13] = <uint32_t>(ctr >> 32)
+        if src != NULL:
+            src += 64
+        dst += 64
+        nblocks -= 1
+    wipe(x, sizeof(x))
+
+
+cdef void chacha20_init_state(uint32_t* state16, const uint8_t* key32,
+                              const uint8_t* nonce, size_t nonce_len,
+                              uint64_t counter) noexcept nogil:
+    """nonce_len 8: 64-bit counter in words 12-13; 12: 32-bit counter in word 12."""
+    cdef int i
+    state16[0] = 0x61707865   # "expand 32-byte k"
+    state16[1] = 0x3320646e
+    state16[2] = 0x79622d32
+    state16[3] = 0x6b206574
+    for i in range(8):
+        state16[4 + i] = load32_le(key32 + 4 * i)
+    state16[12] = <uint32_t>counter
+    if nonce_len == 8:
+        state16[13] = <uint32_t>(counter >> 32)
+        state16[14] = load32_le(nonce)
+        state16[15] = load32_le(nonce + 4)
+    else:
+        state16[13] = load32_le(nonce)
+        state16[14] = load32_le(nonce + 4)
+        state16[15] = load32_le(nonce + 8)
+
+
+cdef void hchacha20(const uint8_t* key32, const uint8_t* nonce16,
+                    uint8_t* out32) noexcept nogil:
+    """HChaCha20 (draft-irtf-cfrg-xchacha section 2.2): words 0-3 and 12-15 of
+    the permuted state, without the feed-forward."""
+    cdef uint32_t x[16]
+    cdef int i
+    chacha20_init_state(x, key32, nonce16 + 4, 12, load32_le(nonce16))
+    chacha20_rounds(x)
+    for i in range(4):
+        store32_le(out32 + 4 * i, x[i])
+        store32_le(out32 + 16 + 4 * i, x[12 + i])
+    wipe(x, sizeof(x))
+
+
+# ---------------------------------------------------------------------------
+# Backend tables
+# ---------------------------------------------------------------------------
+cdef kernel_table TABLE_PORTABLE
+TABLE_PORTABLE.name = b"portable"
+TABLE_PORTABLE.poly1305_blocks = poly1305_blocks_portable
+TABLE_PORTABLE.chacha20_xor = chacha20_xor_portable
+
+cdef kernel_table TABLE_PORTABLE26
+TABLE_PORTABLE26.name = b"portable26"
+TABLE_PORTABLE26.poly1305_blocks = poly1305_blocks_portable26
+TABLE_PORTABLE26.chacha20_xor = chacha20_xor_portable
+
+#: True when the base-2^64 loop has a native 64x64->128 multiply.
+HAVE_INT128 = bool(P1305X_HAVE_INT128)
+
+
+def kernel_tables():
+    """{backend name: PyCapsule holding its kernel_table} for this module."""
+    return {
+        "portable": PyCapsule_New(<void*>&TABLE_PORTABLE, P1305X_KERNEL_CAPSULE, NULL),
+        "portable26": PyCapsule_New(<void*>&TABLE_PORTABLE26, P1305X_KERNEL_CAPSULE, NULL),
+    }

@@ -1,0 +1,27 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""AVX512 kernels.  Compiled with AVX512 flags: import only after the CPU check
+(poly1305x._dispatch does that).  Each algorithm's kernel lives in its own
+include file; this module assembles the backend table."""
+from cpython.pycapsule cimport PyCapsule_New
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memcpy, memset
+
+from poly1305x._kernel cimport (
+    P1305X_KERNEL_CAPSULE, P1305X_POWERS_WORDS, kernel_table, poly1305_state,
+)
+from poly1305x._portable cimport chacha20_xor_portable, poly1305_blocks_portable
+from poly1305x._simd cimport *
+from poly1305x._util cimport load32_le, load64_le, store32_le, store64_le
+
+include "_poly1305_avx512.pxi"
+include "_chacha20_avx512.pxi"
+
+cdef kernel_table TABLE
+TABLE.name = b"avx512"
+TABLE.poly1305_blocks = poly1305_blocks_avx512
+TABLE.chacha20_xor = chacha20_xor_avx512
+
+
+def kernel_tables():
+    """{backend name: PyCapsule holding its kernel_table} for this module."""
+    return {"avx512": PyCapsule_New(<void*>&TABLE, P1305X_KERNEL_CAPSULE, NULL)}
