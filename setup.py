@@ -105,6 +105,10 @@ def _extensions():
         if _flag("POLY1305X_SIMDE"):
             names.append("_x86_avx512_emu")
     names = [n for n in names if os.path.exists(os.path.join(PKG, n + ".pyx"))]
+    # Development aid: POLY1305X_ONLY=_x86_avx2,_portable rebuilds just those.
+    only = [n.strip() for n in os.environ.get("POLY1305X_ONLY", "").split(",") if n.strip()]
+    if only:
+        names = [n for n in names if n in only]
     exts = [Extension(f"poly1305x.{n}", [f"poly1305x/{n}.pyx"], include_dirs=[PKG],
                       define_macros=macros) for n in names]
     return cythonize(
