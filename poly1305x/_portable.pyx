@@ -19,6 +19,7 @@ cdef extern from "_wide.h" nogil:
     p1305x_u128 p1305x_add(p1305x_u128 a, p1305x_u128 b)
     p1305x_u128 p1305x_mac(p1305x_u128 acc, uint64_t a, uint64_t b)
     int P1305X_HAVE_INT128
+    void p1305x_wipe(void* p, size_t n)
 
 
 # ---------------------------------------------------------------------------
@@ -180,11 +181,8 @@ cdef int tags_equal(const uint8_t* a, const uint8_t* b, size_t n) noexcept nogil
 
 
 cdef void wipe(void* p, size_t n) noexcept nogil:
-    """Zero secrets through a volatile pointer so the stores are not elided."""
-    cdef volatile uint8_t* v = <volatile uint8_t*>p
-    cdef size_t i
-    for i in range(n):
-        v[i] = 0
+    """Zero secrets so that the compiler cannot drop the stores."""
+    p1305x_wipe(p, n)
 
 
 # ---------------------------------------------------------------------------

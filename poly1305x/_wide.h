@@ -43,4 +43,20 @@ static inline p1305x_u128 p1305x_add(p1305x_u128 a, p1305x_u128 b) {
 static inline p1305x_u128 p1305x_mac(p1305x_u128 acc, uint64_t a, uint64_t b) {
     return p1305x_add(acc, p1305x_mul(a, b));
 }
+/* Zero secrets so the stores survive dead-store elimination. */
+#include <string.h>
+#if defined(_MSC_VER)
+#include <windows.h>
+static __inline void p1305x_wipe(void *p, size_t n) { SecureZeroMemory(p, n); }
+#elif defined(__GNUC__) || defined(__clang__)
+static inline void p1305x_wipe(void *p, size_t n) {
+    memset(p, 0, n);
+    __asm__ __volatile__("" : : "r"(p) : "memory");
+}
+#else
+static void p1305x_wipe(void *p, size_t n) {
+    volatile unsigned char *v = (volatile unsigned char *)p;
+    while (n--) *v++ = 0;
+}
+#endif
 #endif

@@ -1,0 +1,1221 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Engine: the state-holding objects and one-shot functions over the kernels.
+
+Everything here is built without ISA flags and reaches the kernels only through
+the kernel_table that the dispatcher selected when the object (or call) began.
+The public faces (Poly1305.py, mac.py, ChaCha20.py, ChaCha20_Poly1305.py,
+aead.py) are thin layers over these classes.
+
+Buffers are read with PyObject_GetBuffer (a bytes fast path first): a typed
+memoryview argument would cost ~75 ns a call.  The GIL is released for inputs
+of GIL_THRESHOLD bytes or more, with the buffers held for the whole call.
+"""
+from cpython.buffer cimport (
+    PyBUF_SIMPLE, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer,
+)
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
+from libc.string cimport memcpy, memset
+
+from poly1305x._dispatch cimport active_kernels
+from poly1305x._kernel cimport kernel_table, poly1305_state
+from poly1305x._portable cimport (
+    chacha20_init_state, hchacha20, poly1305_finish, poly1305_init, tags_equal, wipe,
+)
+from poly1305x._util cimport load32_le, store64_le
+
+from poly1305x._errors import AlreadyFinalized, InvalidSignature, InvalidTag, MessageTooLongError
+
+cdef extern from "Python.h":
+    bint PyBytes_CheckExact(object o)
+
+cdef size_t GIL_THRESHOLD = 4096
+# Encrypt-then-MAC in slices this big, so the MAC reads what the cipher just
+# wrote while it is still in L1/L2.
+cdef size_t SLICE = 16384
+
+
+# ---------------------------------------------------------------------------
+# Buffers
+# ---------------------------------------------------------------------------
+cdef struct buf_t:
+    const uint8_t* ptr
+    size_t len
+    bint held
+    Py_buffer view
+
+
+cdef int get_buf(object obj, buf_t* b, bint writable=False) except -1:
+    """Borrow obj's bytes: bytes directly, else any C-contiguous buffer.
+    str and non-contiguous buffers are a TypeError."""
+    cdef int flags = PyBUF_SIMPLE
+    if not writable and PyBytes_CheckExact(obj):
+        b.ptr = <const uint8_t*>PyBytes_AS_STRING(obj)
+        b.len = <size_t>PyBytes_GET_SIZE(obj)
+        b.held = False
+        return 0
+    if isinstance(obj, str):
+        raise TypeError("expected a bytes-like object, not str (encode it first)")
+    if writable:
+        flags = PyBUF_WRITABLE
+    try:
+        PyObject_GetBuffer(obj, &b.view, flags)
+    except BufferError as exc:
+        raise TypeError(f"expected a C-contiguous, {'writable ' if writable else ''}"
+                        f"bytes-like object: {exc}") from None
+    b.ptr = <const uint8_t*>b.view.buf
+    b.len = <size_t>b.view.len
+    b.held = True
+    return 0
+
+
+cdef inline void put_buf(buf_t* b) noexcept:
+    if b.held:
+        PyBuffer_Release(&b.view)
+        b.held = False
+
+
+cdef int get_fixed(object obj, buf_t* b, size_t n, str what) except -1:
+    get_buf(obj, b)
+    if b.len != n:
+        put_buf(b)
+        raise ValueError(what)
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# Poly1305 streaming state (nogil core)
+# Whole blocks are absorbed straight from the caller's buffer; only a partial
+# block (0-15 bytes) is ever copied into buf.
+# ---------------------------------------------------------------------------
+cdef struct mac_t:
+    poly1305_state st
+    const kernel_table* k
+    uint8_t buf[16]
+    size_t buflen
+
+
+cdef inline void mac_init(mac_t* c, const kernel_table* k, const uint8_t* r16,
+                          const uint8_t* s16) noexcept nogil:
+    c.k = k
+    c.buflen = 0
+    poly1305_init(&c.st, r16, s16)
+
+
+cdef void mac_update(mac_t* c, const uint8_t* p, size_t n) noexcept nogil:
+    cdef size_t take, nb
+    if c.buflen:
+        take = 16 - c.buflen
+        if take > n:
+            take = n
+        memcpy(c.buf + c.buflen, p, take)
+        c.buflen += take
+        p += take
+        n -= take
+        if c.buflen < 16:
+            return
+        c.k.poly1305_blocks(&c.st, c.buf, 1, 1)
+        c.buflen = 0
+    nb = n >> 4
+    if nb:
+        c.k.poly1305_blocks(&c.st, p, nb, 1)
+        p += nb << 4
+        n -= nb << 4
+    if n:
+        memcpy(c.buf, p, n)
+        c.buflen = n
+
+
+cdef inline void mac_pad16(mac_t* c) noexcept nogil:
+    """Zero-fill to a block boundary (the AEAD padding), absorbing it as a full block."""
+    if c.buflen:
+        memset(c.buf + c.buflen, 0, 16 - c.buflen)
+        c.k.poly1305_blocks(&c.st, c.buf, 1, 1)
+        c.buflen = 0
+
+
+cdef void mac_final(mac_t* c, uint8_t* tag) noexcept nogil:
+    if c.buflen:
+        c.buf[c.buflen] = 1
+        memset(c.buf + c.buflen + 1, 0, 15 - c.buflen)
+        c.k.poly1305_blocks(&c.st, c.buf, 1, 0)
+        c.buflen = 0
+    poly1305_finish(&c.st, tag)
+
+
+cdef inline void mac_wipe(mac_t* c) noexcept nogil:
+    """Zero the key, accumulator and buffer, and the powers of r if a vector
+    kernel computed them (skipping 1 KiB of zeros on short one-shot calls)."""
+    if c.st.powers_ready:
+        wipe(c.st.powers, sizeof(c.st.powers))
+    wipe(c.st.h, sizeof(c.st.h) + sizeof(c.st.r) + sizeof(c.st.s))
+    wipe(c.buf, 16)
+
+
+cdef void mac_oneshot(const kernel_table* k, const uint8_t* key32, const uint8_t* p,
+                      size_t n, uint8_t* tag) noexcept nogil:
+    cdef mac_t c
+    mac_init(&c, k, key32, key32 + 16)
+    mac_update(&c, p, n)
+    mac_final(&c, tag)
+    mac_wipe(&c)
+
+
+cdef bytes oneshot_tag(object key, object data):
+    cdef buf_t kb, db
+    cdef uint8_t tag[16]
+    cdef const kernel_table* k = active_kernels()
+    get_fixed(key, &kb, 32, "A poly1305 key is 32 bytes long")
+    try:
+        get_buf(data, &db)
+        try:
+            if db.len >= GIL_THRESHOLD:
+                with nogil:
+                    mac_oneshot(k, kb.ptr, db.ptr, db.len, tag)
+            else:
+                mac_oneshot(k, kb.ptr, db.ptr, db.len, tag)
+        finally:
+            put_buf(&db)
+    finally:
+        put_buf(&kb)
+    return PyBytes_FromStringAndSize(<char*>tag, 16)
+
+
+cdef class _MacBase:
+    """A Poly1305 state plus the backend it was created on."""
+    cdef mac_t c
+    cdef bint done
+    cdef uint8_t tag[16]
+
+    cdef int _absorb(self, object data) except -1:
+        cdef buf_t b
+        get_buf(data, &b)
+        try:
+            if b.len >= GIL_THRESHOLD:
+                with nogil:
+                    mac_update(&self.c, b.ptr, b.len)
+            else:
+                mac_update(&self.c, b.ptr, b.len)
+        finally:
+            put_buf(&b)
+        return 0
+
+    cdef bytes _tag(self):
+        if not self.done:
+            mac_final(&self.c, self.tag)
+            self.done = True
+            wipe(&self.c.st.r, 32)
+        return PyBytes_FromStringAndSize(<char*>self.tag, 16)
+
+    cdef bint _equal(self, object tag) except -1:
+        cdef buf_t b
+        cdef bytes mine = self._tag()
+        get_buf(tag, &b)
+        try:
+            if b.len != 16:
+                return False
+            return tags_equal(b.ptr, <const uint8_t*>PyBytes_AS_STRING(mine), 16)
+        finally:
+            put_buf(&b)
+
+    def __dealloc__(self):
+        mac_wipe(&self.c)
+
+    @property
+    def backend(self):
+        """Name of the backend this object computes with."""
+        return (<bytes>self.c.k.name).decode()
+
+
+cdef class Poly1305(_MacBase):
+    """Poly1305(key): a one-time-key MAC in ``cryptography``'s shape.
+
+    The 32-byte key must never authenticate two different messages."""
+
+    def __init__(self, key):
+        cdef buf_t kb
+        get_fixed(key, &kb, 32, "A poly1305 key is 32 bytes long")
+        mac_init(&self.c, active_kernels(), kb.ptr, kb.ptr + 16)
+        put_buf(&kb)
+        self.done = False
+
+    def update(self, data):
+        """Absorb the next piece of the message (any bytes-like object)."""
+        if self.done:
+            raise AlreadyFinalized("Context was already finalized.")
+        self._absorb(data)
+
+    def finalize(self):
+        """Return the 16-byte tag; the object cannot be used afterwards."""
+        if self.done:
+            raise AlreadyFinalized("Context was already finalized.")
+        return self._tag()
+
+    def verify(self, tag):
+        """Raise InvalidSignature unless ``tag`` is the message's tag
+        (compared in constant time)."""
+        if self.done:
+            raise AlreadyFinalized("Context was already finalized.")
+        if not self._equal(tag):
+            raise InvalidSignature("Value did not match computed tag.")
+
+    @staticmethod
+    def generate_tag(key, data):
+        """The tag of ``data`` under the 32-byte one-time ``key``, in one call."""
+        return oneshot_tag(key, data)
+
+    @staticmethod
+    def verify_tag(key, data, tag):
+        """Raise InvalidSignature unless ``tag`` is the tag of ``data``."""
+        cdef bytes mine = oneshot_tag(key, data)
+        cdef buf_t b
+        cdef bint ok
+        get_buf(tag, &b)
+        ok = b.len == 16 and tags_equal(b.ptr, <const uint8_t*>PyBytes_AS_STRING(mine), 16)
+        put_buf(&b)
+        if not ok:
+            raise InvalidSignature("Value did not match computed tag.")
+
+
+cdef class Poly1305_MAC(_MacBase):
+    """A Poly1305 MAC object in pycryptodome's shape (``Crypto.Hash.Poly1305``).
+    Create it with :func:`poly1305x.Poly1305.new`.
+
+    :ivar digest_size: the size in bytes of the resulting MAC tag
+    :ivar nonce: the nonce the key pair was derived with"""
+    digest_size = 16
+    cdef public object nonce
+
+    def __init__(self, r, s, data):
+        cdef buf_t rb, sb
+        get_fixed(r, &rb, 16, "Parameter r is not 16 bytes long")
+        try:
+            get_fixed(s, &sb, 16, "Parameter s is not 16 bytes long")
+        except BaseException:
+            put_buf(&rb)
+            raise
+        mac_init(&self.c, active_kernels(), rb.ptr, sb.ptr)
+        put_buf(&rb)
+        put_buf(&sb)
+        self.done = False
+        self.nonce = None
+        if data:
+            self._absorb(data)
+
+    def update(self, data):
+        """Authenticate the next chunk of message; returns self."""
+        if self.done:
+            raise TypeError("You can only call 'digest' or 'hexdigest' on this object")
+        self._absorb(data)
+        return self
+
+    def copy(self):
+        raise NotImplementedError()
+
+    def digest(self):
+        """Return the binary (16-byte) MAC tag of the message so far."""
+        return self._tag()
+
+    def hexdigest(self):
+        """Return the MAC tag as a hexadecimal string."""
+        return self._tag().hex()
+
+    def verify(self, mac_tag):
+        """Raise ValueError("MAC check failed") unless ``mac_tag`` matches
+        (constant-time comparison)."""
+        if not self._equal(mac_tag):
+            raise ValueError("MAC check failed")
+
+    def hexverify(self, hex_mac_tag):
+        """Like verify(), for a hexadecimal tag."""
+        from binascii import unhexlify
+        if isinstance(hex_mac_tag, str):
+            hex_mac_tag = hex_mac_tag.encode("latin-1")
+        self.verify(unhexlify(hex_mac_tag))
+
+
+# ---------------------------------------------------------------------------
+# ChaCha20 key stream with position (nogil core)
+# `used` counts the blocks whose key stream has been generated; the unused tail
+# of the last one waits in ks[ks_off:64].  The counter words are rewritten from
+# `used` before every kernel call, so a kernel's 64-bit carry into word 13
+# (which holds nonce for the 96-bit-nonce layout) never sticks.
+# ---------------------------------------------------------------------------
+cdef struct stream_t:
+    uint32_t st[16]
+    const kernel_table* k
+    uint64_t used
+    uint64_t last        # index of the last block this nonce may use
+    uint8_t ks[64]
+    uint32_t ks_off      # 64: nothing left over
+    bint ctr64
+    uint32_t w13
+
+
+cdef void stream_init(stream_t* s, const kernel_table* k, const uint8_t* key32,
+                      const uint8_t* nonce, size_t nonce_len) noexcept nogil:
+    """nonce_len 8: 64-bit block counter; 12: 32-bit block counter (RFC 8439)."""
+    s.k = k
+    chacha20_init_state(s.st, key32, nonce, nonce_len, 0)
+    s.ctr64 = nonce_len == 8
+    s.w13 = s.st[13]
+    s.last = <uint64_t>0xFFFFFFFFFFFFFFFF if s.ctr64 else <uint64_t>0xFFFFFFFF
+    s.used = 0
+    s.ks_off = 64
+
+
+cdef inline void stream_set_ctr(stream_t* s, uint64_t block) noexcept nogil:
+    s.st[12] = <uint32_t>block
+    s.st[13] = <uint32_t>(block >> 32) if s.ctr64 else s.w13
+
+
+cdef bint stream_can(stream_t* s, size_t n) noexcept nogil:
+    """Whether n more bytes of key stream exist for this nonce."""
+    cdef size_t left = 64 - s.ks_off
+    cdef uint64_t need
+    if n <= left:
+        return True
+    need = ((<uint64_t>(n - left)) + 63) >> 6
+    if s.used > s.last:           # every block already used
+        return False
+    return need - 1 <= s.last - s.used
+
+
+cdef void stream_xor(stream_t* s, const uint8_t* src, uint8_t* dst, size_t n) noexcept nogil:
+    """dst = src ^ key stream (src may equal dst).  The caller checked stream_can."""
+    cdef size_t i, take, nb
+    if s.ks_off < 64:
+        take = 64 - s.ks_off
+        if take > n:
+            take = n
+        for i in range(take):
+            dst[i] = src[i] ^ s.ks[s.ks_off + i]
+        s.ks_off += <uint32_t>take
+        src += take
+        dst += take
+        n -= take
+    nb = n >> 6
+    if nb:
+        stream_set_ctr(s, s.used)
+        s.k.chacha20_xor(s.st, src, dst, nb)
+        s.used += nb
+        src += nb << 6
+        dst += nb << 6
+        n -= nb << 6
+    if n:
+        stream_set_ctr(s, s.used)
+        s.k.chacha20_xor(s.st, NULL, s.ks, 1)
+        s.used += 1
+        for i in range(n):
+            dst[i] = src[i] ^ s.ks[i]
+        s.ks_off = <uint32_t>n
+
+
+cdef void stream_seek(stream_t* s, uint64_t block, uint32_t offset) noexcept nogil:
+    s.used = block
+    s.ks_off = 64
+    if offset:
+        stream_set_ctr(s, block)
+        s.k.chacha20_xor(s.st, NULL, s.ks, 1)
+        s.used = block + 1
+        s.ks_off = offset
+
+
+cdef int xchacha_subkey(const uint8_t* key32, const uint8_t* nonce24, uint8_t* subkey,
+                        uint8_t* nonce12) except -1 nogil:
+    """XChaCha20: subkey = HChaCha20(key, nonce[0:16]); nonce = 0^4 || nonce[16:24]."""
+    hchacha20(key32, nonce24, subkey)
+    memset(nonce12, 0, 4)
+    memcpy(nonce12 + 4, nonce24 + 16, 8)
+    return 0
+
+
+cdef class _Output:
+    """Where a call's result goes: a new bytes object, or the caller's buffer."""
+    cdef object obj
+    cdef buf_t b
+    cdef uint8_t* ptr
+
+    def __dealloc__(self):
+        put_buf(&self.b)
+
+
+cdef object new_bytes(size_t n, uint8_t** out):
+    cdef object r = PyBytes_FromStringAndSize(NULL, <Py_ssize_t>n)
+    out[0] = <uint8_t*>PyBytes_AS_STRING(r)
+    return r
+
+
+cdef int writable_output(object output, buf_t* ob, size_t n, str what_len) except -1:
+    """Borrow a caller's output buffer: writable and exactly n bytes long."""
+    try:
+        get_buf(output, ob, True)
+    except TypeError:
+        raise TypeError("output must be a bytearray or a writeable memoryview") from None
+    if ob.len != n:
+        put_buf(ob)
+        raise ValueError(what_len % n)
+    return 0
+
+
+cdef inline bint overlaps(const uint8_t* a, const uint8_t* b, size_t n) noexcept nogil:
+    """Partial overlap (not the exact in-place case)."""
+    return a != b and a < b + n and b < a + n
+
+
+def _threads_param(threads):
+    import os
+    if not isinstance(threads, int) or isinstance(threads, bool):
+        raise TypeError("threads must be an integer")
+    if threads < 0:
+        raise ValueError("threads must be a non-negative integer")
+    if threads == 0:
+        try:
+            threads = len(os.sched_getaffinity(0))
+        except AttributeError:
+            threads = os.cpu_count() or 1
+    return threads
+
+
+cdef size_t MIN_BYTES_PER_THREAD = 1 << 20
+
+
+cdef void xor_blocks_at(stream_t* s, const uint8_t* src, uint8_t* dst, uint64_t first,
+                        size_t nblocks) noexcept nogil:
+    """Key-stream blocks first.. into src->dst on a private copy of the state:
+    safe to run from several threads at once."""
+    cdef uint32_t st[16]
+    memcpy(st, s.st, 64)
+    st[12] = <uint32_t>first
+    st[13] = <uint32_t>(first >> 32) if s.ctr64 else s.w13
+    s.k.chacha20_xor(st, src, dst, nblocks)
+    wipe(st, 64)
+
+
+cdef class ChaCha20Cipher:
+    """ChaCha20 or XChaCha20 cipher object, in pycryptodome's shape
+    (``Crypto.Cipher.ChaCha20``).  Create it with :func:`poly1305x.ChaCha20.new`.
+
+    :ivar nonce: the 8-, 12- or 24-byte nonce"""
+    block_size = 1
+    cdef stream_t s
+    cdef int next_ops          # 1: encrypt allowed, 2: decrypt allowed
+    cdef public object nonce
+    cdef readonly str _name
+    cdef int _threads
+
+    def __init__(self, key, nonce, threads=1):
+        cdef buf_t kb, nb
+        cdef uint8_t subkey[32]
+        cdef uint8_t n12[12]
+        self._threads = _threads_param(threads)
+        get_buf(key, &kb)
+        try:
+            get_buf(nonce, &nb)
+            try:
+                if kb.len != 32:
+                    raise ValueError("ChaCha20/XChaCha20 key must be 32 bytes long")
+                if nb.len not in (8, 12, 24):
+                    raise ValueError("Nonce must be 8/12 bytes(ChaCha20) or 24 bytes (XChaCha20)")
+                self.nonce = PyBytes_FromStringAndSize(<char*>nb.ptr, nb.len)
+                if nb.len == 24:
+                    xchacha_subkey(kb.ptr, nb.ptr, subkey, n12)
+                    stream_init(&self.s, active_kernels(), subkey, n12, 12)
+                    wipe(subkey, 32)
+                    self._name = "XChaCha20"
+                else:
+                    stream_init(&self.s, active_kernels(), kb.ptr, nb.ptr, nb.len)
+                    self._name = "ChaCha20"
+            finally:
+                put_buf(&nb)
+        finally:
+            put_buf(&kb)
+        self.next_ops = 3
+
+    def __dealloc__(self):
+        wipe(&self.s, sizeof(stream_t))
+
+    @property
+    def backend(self):
+        """Name of the backend this object computes with."""
+        return (<bytes>self.s.k.name).decode()
+
+    def encrypt(self, plaintext, output=None):
+        """Encrypt a piece of data; returns bytes, or None when ``output``
+        (a writable buffer of the same length) receives the ciphertext."""
+        if not self.next_ops & 1:
+            raise TypeError("Cipher object can only be used for decryption")
+        self.next_ops = 1
+        return self._xor(plaintext, output)
+
+    def decrypt(self, ciphertext, output=None):
+        """Decrypt a piece of data; returns bytes, or None when ``output``
+        receives the plaintext."""
+        if not self.next_ops & 2:
+            raise TypeError("Cipher object can only be used for encryption")
+        self.next_ops = 2
+        return self._xor(ciphertext, output)
+
+    cdef object _xor(self, data, output):
+        cdef buf_t ib, ob
+        cdef uint8_t* dst
+        cdef object result = None
+        cdef object tmp = None
+        cdef const uint8_t* src
+        get_buf(data, &ib)
+        ob.held = False
+        try:
+            if output is None:
+                result = new_bytes(ib.len, &dst)
+            else:
+                writable_output(output, &ob, ib.len,
+                                "output must have the same length as the input  (%d bytes)")
+                dst = <uint8_t*>ob.ptr
+            if not stream_can(&self.s, ib.len):
+                raise MessageTooLongError(
+                    "The key stream of %s is exhausted for this nonce" % self._name)
+            src = ib.ptr
+            if overlaps(src, dst, ib.len):
+                tmp = PyBytes_FromStringAndSize(<char*>src, ib.len)
+                src = <const uint8_t*>PyBytes_AS_STRING(tmp)
+            if self._threads > 1 and ib.len >= 2 * MIN_BYTES_PER_THREAD:
+                self._threaded(src, dst, ib.len)
+            elif ib.len >= GIL_THRESHOLD:
+                with nogil:
+                    stream_xor(&self.s, src, dst, ib.len)
+            else:
+                stream_xor(&self.s, src, dst, ib.len)
+        finally:
+            put_buf(&ob)
+            put_buf(&ib)
+        return result
+
+    cdef int _threaded(self, const uint8_t* src, uint8_t* dst, size_t n) except -1:
+        import threading
+        cdef size_t head = 64 - self.s.ks_off if self.s.ks_off < 64 else 0
+        cdef size_t nthreads, nblocks, per, i, start, count
+        cdef uint64_t first
+        if head > n:
+            head = n
+        stream_xor(&self.s, src, dst, head)
+        src += head
+        dst += head
+        n -= head
+        nblocks = n >> 6
+        nthreads = min(<size_t>self._threads, n // MIN_BYTES_PER_THREAD)
+        per = (nblocks + nthreads - 1) // nthreads
+        first = self.s.used
+        workers = []
+        for i in range(1, nthreads):
+            start = i * per
+            if start >= nblocks:
+                break
+            count = min(per, nblocks - start)
+            workers.append(threading.Thread(target=_thread_xor, args=(
+                self, <size_t>(src + (start << 6)), <size_t>(dst + (start << 6)),
+                first + start, count)))
+        for w in workers:
+            w.start()
+        with nogil:
+            xor_blocks_at(&self.s, src, dst, first, min(per, nblocks))
+        for w in workers:
+            w.join()
+        self.s.used = first + nblocks
+        stream_xor(&self.s, src + (nblocks << 6), dst + (nblocks << 6), n & 63)
+        return 0
+
+    def seek(self, position):
+        """Move to absolute byte ``position`` in the key stream."""
+        block, offset = divmod(position, 64)
+        if position < 0:
+            raise OverflowError("can't convert negative number to unsigned")
+        if block > self.s.last:
+            raise ValueError("Error 11 while seeking with %s" % self._name)
+        stream_seek(&self.s, <uint64_t>block, <uint32_t>offset)
+
+
+def _thread_xor(ChaCha20Cipher c, size_t src, size_t dst, uint64_t first, size_t count):
+    with nogil:
+        xor_blocks_at(&c.s, <const uint8_t*>src, <uint8_t*>dst, first, count)
+
+
+def chacha20_poly1305_key_pair(key, nonce):
+    """(r, s) for Poly1305 from ChaCha20 block 0 under a 32-byte key and an
+    8- or 12-byte nonce (the latter as RFC 8439 section 2.6)."""
+    cdef buf_t kb, nb
+    cdef stream_t s
+    cdef uint8_t n12[12]
+    get_fixed(key, &kb, 32, "Poly1305 with ChaCha20 requires a 32-byte key")
+    try:
+        get_buf(nonce, &nb)
+        try:
+            if nb.len == 8:
+                memset(n12, 0, 4)
+                memcpy(n12 + 4, nb.ptr, 8)
+            elif nb.len == 12:
+                memcpy(n12, nb.ptr, 12)
+            else:
+                raise ValueError("Poly1305 with ChaCha20 requires an 8- or 12-byte nonce")
+            stream_init(&s, active_kernels(), kb.ptr, n12, 12)
+            s.k.chacha20_xor(s.st, NULL, s.ks, 1)
+            r = PyBytes_FromStringAndSize(<char*>s.ks, 16)
+            s_ = PyBytes_FromStringAndSize(<char*>s.ks + 16, 16)
+            wipe(&s, sizeof(s))
+            return r, s_
+        finally:
+            put_buf(&nb)
+    finally:
+        put_buf(&kb)
+
+
+def hchacha20_subkey(key, nonce):
+    """HChaCha20(key32, nonce16) -> 32-byte subkey (pycryptodome's _HChaCha20)."""
+    cdef buf_t kb, nb
+    cdef uint8_t out[32]
+    get_buf(key, &kb)
+    try:
+        get_buf(nonce, &nb)
+        try:
+            if kb.len != 32 or nb.len != 16:
+                raise ValueError("Incorrect key or nonce length for HChaCha20")
+            hchacha20(kb.ptr, nb.ptr, out)
+        finally:
+            put_buf(&nb)
+    finally:
+        put_buf(&kb)
+    r = bytearray(PyBytes_FromStringAndSize(<char*>out, 32))
+    wipe(out, 32)
+    return r
+
+
+# ---------------------------------------------------------------------------
+# ChaCha20-Poly1305 (RFC 8439 section 2.8) and XChaCha20-Poly1305
+# ---------------------------------------------------------------------------
+cdef inline void mac_lengths(mac_t* c, uint64_t aad_len, uint64_t ct_len) noexcept nogil:
+    cdef uint8_t lens[16]
+    store64_le(lens, aad_len)
+    store64_le(lens + 8, ct_len)
+    mac_update(c, lens, 16)
+
+
+# Up to this many bytes, one kernel call makes the Poly1305 key block together
+# with the whole key stream of the message (7 blocks + block 0 fits the 8-lane
+# AVX2 batch).
+cdef enum:
+    SHORT_AEAD = 448
+
+
+cdef void aead_seal(const kernel_table* k, const uint8_t* key32, const uint8_t* nonce12,
+                    const uint8_t* aad, size_t alen, const uint8_t* pt, uint8_t* ct,
+                    size_t n, uint8_t* tag) noexcept nogil:
+    """ct = ChaCha20(pt) from block 1; tag over aad and ct.  pt may equal ct."""
+    cdef stream_t s
+    cdef mac_t c
+    cdef uint8_t tmp[SHORT_AEAD + 64]
+    cdef size_t off, chunk
+    stream_init(&s, k, key32, nonce12, 12)
+    if n <= SHORT_AEAD:
+        memset(tmp, 0, 64)
+        memcpy(tmp + 64, pt, n)
+        k.chacha20_xor(s.st, tmp, tmp, 1 + ((n + 63) >> 6))
+        memcpy(ct, tmp + 64, n)
+        mac_init(&c, k, tmp, tmp + 16)
+        mac_update(&c, aad, alen)
+        mac_pad16(&c)
+        mac_update(&c, ct, n)
+        wipe(tmp, 64 + n)
+    else:
+        k.chacha20_xor(s.st, NULL, tmp, 1)
+        s.used = 1
+        mac_init(&c, k, tmp, tmp + 16)
+        wipe(tmp, 64)
+        mac_update(&c, aad, alen)
+        mac_pad16(&c)
+        off = 0
+        while off < n:
+            chunk = n - off if n - off < SLICE else SLICE
+            stream_xor(&s, pt + off, ct + off, chunk)
+            mac_update(&c, ct + off, chunk)
+            off += chunk
+    mac_pad16(&c)
+    mac_lengths(&c, alen, n)
+    mac_final(&c, tag)
+    wipe(&s, sizeof(stream_t))
+    mac_wipe(&c)
+
+
+cdef bint aead_open(const kernel_table* k, const uint8_t* key32, const uint8_t* nonce12,
+                    const uint8_t* aad, size_t alen, const uint8_t* ct, uint8_t* pt,
+                    size_t n, const uint8_t* tag) noexcept nogil:
+    """Verify tag over aad and ct, then pt = ChaCha20(ct).  Returns 0 on a bad
+    tag, and then pt holds no plaintext: a short message is never decrypted; a
+    long one, decrypted slice by slice while it is MACed, is wiped."""
+    cdef stream_t s
+    cdef mac_t c
+    cdef uint8_t tmp[SHORT_AEAD + 64]
+    cdef uint8_t mine[16]
+    cdef size_t off, chunk, i
+    cdef bint ok
+    stream_init(&s, k, key32, nonce12, 12)
+    if n <= SHORT_AEAD:
+        k.chacha20_xor(s.st, NULL, tmp, 1 + ((n + 63) >> 6))
+        mac_init(&c, k, tmp, tmp + 16)
+        mac_update(&c, aad, alen)
+        mac_pad16(&c)
+        mac_update(&c, ct, n)
+        mac_pad16(&c)
+        mac_lengths(&c, alen, n)
+        mac_final(&c, mine)
+        ok = tags_equal(mine, tag, 16)
+        if ok:
+            for i in range(n):
+                pt[i] = ct[i] ^ tmp[64 + i]
+        wipe(tmp, 64 + n)
+    else:
+        k.chacha20_xor(s.st, NULL, tmp, 1)
+        s.used = 1
+        mac_init(&c, k, tmp, tmp + 16)
+        wipe(tmp, 64)
+        mac_update(&c, aad, alen)
+        mac_pad16(&c)
+        off = 0
+        while off < n:
+            chunk = n - off if n - off < SLICE else SLICE
+            mac_update(&c, ct + off, chunk)
+            stream_xor(&s, ct + off, pt + off, chunk)
+            off += chunk
+        mac_pad16(&c)
+        mac_lengths(&c, alen, n)
+        mac_final(&c, mine)
+        ok = tags_equal(mine, tag, 16)
+        if not ok:
+            wipe(pt, n)
+    wipe(&s, sizeof(stream_t))
+    mac_wipe(&c)
+    return ok
+
+
+# RFC 8439: the 32-bit block counter starts at 1, so a message has at most
+# 2^32 - 1 blocks.
+cdef uint64_t AEAD_MAX = (<uint64_t>0xFFFFFFFF) * 64
+
+
+cdef class _AEADKey:
+    """The key of a cryptography-style AEAD object; immutable after __init__,
+    so one object may be used from many threads at once."""
+    cdef uint8_t key[32]
+    cdef const kernel_table* k
+    cdef size_t nonce_len
+    cdef str _keymsg
+
+    def __dealloc__(self):
+        wipe(self.key, 32)
+
+    cdef int _set_key(self, object key, str msg) except -1:
+        cdef buf_t kb
+        if isinstance(key, str):
+            raise TypeError("key must be bytes-like, not str")
+        get_buf(key, &kb)
+        try:
+            if kb.len != 32:
+                raise ValueError(msg)
+            memcpy(self.key, kb.ptr, 32)
+        finally:
+            put_buf(&kb)
+        self.k = active_kernels()
+        return 0
+
+    @property
+    def backend(self):
+        """Name of the backend this object computes with."""
+        return (<bytes>self.k.name).decode()
+
+    cdef int _nonce(self, buf_t* nb, uint8_t* key_out, uint8_t* n12) except -1:
+        """Check the nonce; the per-message key and 12-byte nonce."""
+        if nb.len != self.nonce_len:
+            raise ValueError("Nonce must be %d bytes" % self.nonce_len)
+        if self.nonce_len == 24:
+            xchacha_subkey(self.key, nb.ptr, key_out, n12)
+        else:
+            memcpy(key_out, self.key, 32)
+            memcpy(n12, nb.ptr, 12)
+        return 0
+
+    cdef object _encrypt(self, nonce, data, associated_data, output):
+        cdef buf_t nb, db, ab, ob
+        cdef uint8_t* dst
+        cdef uint8_t subkey[32]
+        cdef uint8_t n12[12]
+        cdef object result = None
+        cdef object tmp = None
+        cdef const uint8_t* src
+        cdef const uint8_t* aad = NULL
+        cdef size_t alen = 0
+        get_buf(nonce, &nb)
+        db.held = ab.held = ob.held = False
+        try:
+            get_buf(data, &db)
+            if associated_data is not None:
+                get_buf(associated_data, &ab)
+                aad = ab.ptr
+                alen = ab.len
+            if db.len > AEAD_MAX:
+                raise OverflowError("Data too long for one ChaCha20-Poly1305 message "
+                                    "(at most 2**38 - 64 bytes)")
+            self._nonce(&nb, subkey, n12)
+            if output is None:
+                result = new_bytes(db.len + 16, &dst)
+            else:
+                try:
+                    get_buf(output, &ob, True)
+                except TypeError:
+                    raise TypeError("Buffer is not writable.") from None
+                if ob.len != db.len + 16:
+                    raise ValueError("buffer must be %d bytes" % (db.len + 16))
+                dst = <uint8_t*>ob.ptr
+                result = db.len + 16
+            src = db.ptr
+            if overlaps(src, dst, db.len):
+                tmp = PyBytes_FromStringAndSize(<char*>src, db.len)
+                src = <const uint8_t*>PyBytes_AS_STRING(tmp)
+            if db.len + alen >= GIL_THRESHOLD:
+                with nogil:
+                    aead_seal(self.k, subkey, n12, aad, alen, src, dst, db.len, dst + db.len)
+            else:
+                aead_seal(self.k, subkey, n12, aad, alen, src, dst, db.len, dst + db.len)
+            wipe(subkey, 32)
+        finally:
+            put_buf(&ob)
+            put_buf(&ab)
+            put_buf(&db)
+            put_buf(&nb)
+        return result
+
+    cdef object _decrypt(self, nonce, data, associated_data, output):
+        cdef buf_t nb, db, ab, ob
+        cdef uint8_t* dst
+        cdef uint8_t subkey[32]
+        cdef uint8_t n12[12]
+        cdef object result = None
+        cdef object tmp = None
+        cdef const uint8_t* src
+        cdef const uint8_t* aad = NULL
+        cdef size_t alen = 0, n
+        cdef bint ok
+        get_buf(nonce, &nb)
+        db.held = ab.held = ob.held = False
+        try:
+            get_buf(data, &db)
+            if associated_data is not None:
+                get_buf(associated_data, &ab)
+                aad = ab.ptr
+                alen = ab.len
+            self._nonce(&nb, subkey, n12)
+            if db.len < 16:
+                raise InvalidTag()
+            n = db.len - 16
+            if output is None:
+                result = new_bytes(n, &dst)
+            else:
+                try:
+                    get_buf(output, &ob, True)
+                except TypeError:
+                    raise TypeError("Buffer is not writable.") from None
+                if ob.len != n:
+                    raise ValueError("buffer must be %d bytes" % n)
+                dst = <uint8_t*>ob.ptr
+                result = n
+            src = db.ptr
+            if overlaps(src, dst, db.len):
+                tmp = PyBytes_FromStringAndSize(<char*>src, db.len)
+                src = <const uint8_t*>PyBytes_AS_STRING(tmp)
+            if n > AEAD_MAX:
+                ok = False
+            elif n + alen >= GIL_THRESHOLD:
+                with nogil:
+                    ok = aead_open(self.k, subkey, n12, aad, alen, src, dst, n, src + n)
+            else:
+                ok = aead_open(self.k, subkey, n12, aad, alen, src, dst, n, src + n)
+            wipe(subkey, 32)
+            if not ok:
+                raise InvalidTag()
+        finally:
+            put_buf(&ob)
+            put_buf(&ab)
+            put_buf(&db)
+            put_buf(&nb)
+        return result
+
+
+cdef class ChaCha20Poly1305(_AEADKey):
+    """ChaCha20Poly1305(key): the RFC 8439 AEAD in ``cryptography``'s shape.
+
+    Never encrypt two messages with the same key and nonce."""
+
+    def __init__(self, key):
+        self._set_key(key, "ChaCha20Poly1305 key must be 32 bytes.")
+        self.nonce_len = 12
+
+    @classmethod
+    def generate_key(cls):
+        """A fresh random 32-byte key (os.urandom)."""
+        import os
+        return os.urandom(32)
+
+    def encrypt(self, nonce, data, associated_data):
+        """ciphertext || 16-byte tag.  ``associated_data`` may be None."""
+        return self._encrypt(nonce, data, associated_data, None)
+
+    def decrypt(self, nonce, data, associated_data):
+        """The plaintext, or InvalidTag (and nothing else) when the tag fails."""
+        return self._decrypt(nonce, data, associated_data, None)
+
+    def encrypt_into(self, nonce, data, associated_data, buf):
+        """Write ciphertext || tag into ``buf`` (len(data) + 16 bytes); returns
+        the number of bytes written."""
+        return self._encrypt(nonce, data, associated_data, buf)
+
+    def decrypt_into(self, nonce, data, associated_data, buf):
+        """Write the plaintext into ``buf`` (len(data) - 16 bytes); returns the
+        number of bytes written.  On InvalidTag, ``buf`` holds no plaintext."""
+        return self._decrypt(nonce, data, associated_data, buf)
+
+
+cdef class XChaCha20Poly1305(_AEADKey):
+    """XChaCha20Poly1305(key): ChaCha20-Poly1305 with a 24-byte nonce
+    (draft-irtf-cfrg-xchacha), random nonces being safe to use."""
+
+    def __init__(self, key):
+        self._set_key(key, "XChaCha20Poly1305 key must be 32 bytes.")
+        self.nonce_len = 24
+
+    @classmethod
+    def generate_key(cls):
+        """A fresh random 32-byte key (os.urandom)."""
+        import os
+        return os.urandom(32)
+
+    def encrypt(self, nonce, data, associated_data):
+        """ciphertext || 16-byte tag.  ``associated_data`` may be None."""
+        return self._encrypt(nonce, data, associated_data, None)
+
+    def decrypt(self, nonce, data, associated_data):
+        """The plaintext, or InvalidTag (and nothing else) when the tag fails."""
+        return self._decrypt(nonce, data, associated_data, None)
+
+    def encrypt_into(self, nonce, data, associated_data, buf):
+        """Write ciphertext || tag into ``buf``; returns the bytes written."""
+        return self._encrypt(nonce, data, associated_data, buf)
+
+    def decrypt_into(self, nonce, data, associated_data, buf):
+        """Write the plaintext into ``buf``; returns the bytes written."""
+        return self._decrypt(nonce, data, associated_data, buf)
+
+
+# pycryptodome's ChaCha20_Poly1305 state machine
+cdef enum:
+    OP_UPDATE = 1
+    OP_ENCRYPT = 2
+    OP_DECRYPT = 4
+    OP_DIGEST = 8
+    OP_VERIFY = 16
+
+
+cdef class ChaCha20Poly1305Cipher:
+    """ChaCha20-Poly1305 / XChaCha20-Poly1305 cipher object in pycryptodome's
+    shape (``Crypto.Cipher.ChaCha20_Poly1305``).  Create it with
+    :func:`poly1305x.ChaCha20_Poly1305.new`.
+
+    Each encrypt()/decrypt() call runs ChaCha20 over all its bytes, then MACs
+    the ciphertext in one run of the Poly1305 loop (slice by slice for long
+    inputs); only a partial block is carried to the next call.
+
+    :ivar nonce: the 8-, 12- or 24-byte nonce"""
+    cdef stream_t s
+    cdef mac_t c
+    cdef uint64_t len_aad, len_ct
+    cdef int next_ops
+    cdef bint aad_done, finished
+    cdef uint8_t tag[16]
+    cdef public object nonce
+
+    def __init__(self, key, nonce):
+        cdef buf_t kb, nb
+        cdef uint8_t subkey[32]
+        cdef uint8_t n12[12]
+        cdef uint8_t block0[64]
+        get_buf(key, &kb)
+        try:
+            get_buf(nonce, &nb)
+            try:
+                if kb.len != 32:
+                    raise ValueError("Key must be 32 bytes long")
+                if nb.len == 8:
+                    memset(n12, 0, 4)
+                    memcpy(n12 + 4, nb.ptr, 8)
+                    memcpy(subkey, kb.ptr, 32)
+                elif nb.len == 12:
+                    memcpy(n12, nb.ptr, 12)
+                    memcpy(subkey, kb.ptr, 32)
+                elif nb.len == 24:
+                    xchacha_subkey(kb.ptr, nb.ptr, subkey, n12)
+                else:
+                    raise ValueError("Nonce must be 8, 12 or 24 bytes long")
+                self.nonce = PyBytes_FromStringAndSize(<char*>nb.ptr, nb.len)
+            finally:
+                put_buf(&nb)
+        finally:
+            put_buf(&kb)
+        stream_init(&self.s, active_kernels(), subkey, n12, 12)
+        wipe(subkey, 32)
+        self.s.k.chacha20_xor(self.s.st, NULL, block0, 1)
+        self.s.used = 1
+        mac_init(&self.c, self.s.k, block0, block0 + 16)
+        wipe(block0, 64)
+        self.next_ops = OP_UPDATE | OP_ENCRYPT | OP_DECRYPT | OP_DIGEST | OP_VERIFY
+
+    def __dealloc__(self):
+        wipe(&self.s, sizeof(stream_t))
+        mac_wipe(&self.c)
+
+    @property
+    def backend(self):
+        """Name of the backend this object computes with."""
+        return (<bytes>self.s.k.name).decode()
+
+    def update(self, data):
+        """Authenticate a piece of associated data (before any encrypt/decrypt)."""
+        cdef buf_t b
+        if not self.next_ops & OP_UPDATE:
+            raise TypeError("update() method cannot be called")
+        get_buf(data, &b)
+        try:
+            self.len_aad += b.len
+            if b.len >= GIL_THRESHOLD:
+                with nogil:
+                    mac_update(&self.c, b.ptr, b.len)
+            else:
+                mac_update(&self.c, b.ptr, b.len)
+        finally:
+            put_buf(&b)
+
+    cdef inline void _end_aad(self) noexcept:
+        if not self.aad_done:
+            mac_pad16(&self.c)
+            self.aad_done = True
+
+    cdef object _run(self, data, output, bint enc):
+        cdef buf_t ib, ob
+        cdef uint8_t* dst
+        cdef object result = None
+        cdef object tmp = None
+        cdef const uint8_t* src
+        cdef size_t n
+        get_buf(data, &ib)
+        ob.held = False
+        try:
+            if output is None:
+                result = new_bytes(ib.len, &dst)
+            else:
+                writable_output(output, &ob, ib.len,
+                                "output must have the same length as the input  (%d bytes)")
+                dst = <uint8_t*>ob.ptr
+            if not stream_can(&self.s, ib.len):
+                raise MessageTooLongError("The key stream of ChaCha20 is exhausted for this nonce")
+            src = ib.ptr
+            if overlaps(src, dst, ib.len):
+                tmp = PyBytes_FromStringAndSize(<char*>src, ib.len)
+                src = <const uint8_t*>PyBytes_AS_STRING(tmp)
+            self._end_aad()
+            n = ib.len
+            if n >= GIL_THRESHOLD:
+                with nogil:
+                    self._crypt(src, dst, n, enc)
+            else:
+                self._crypt(src, dst, n, enc)
+            self.len_ct += n
+        finally:
+            put_buf(&ob)
+            put_buf(&ib)
+        return result
+
+    cdef void _crypt(self, const uint8_t* src, uint8_t* dst, size_t n, bint enc) noexcept nogil:
+        cdef size_t off = 0, chunk
+        while off < n:
+            chunk = n - off if n - off < SLICE else SLICE
+            if enc:
+                stream_xor(&self.s, src + off, dst + off, chunk)
+                mac_update(&self.c, dst + off, chunk)
+            else:
+                mac_update(&self.c, src + off, chunk)
+                stream_xor(&self.s, src + off, dst + off, chunk)
+            off += chunk
+
+    def encrypt(self, plaintext, output=None):
+        """Encrypt a piece of data; returns bytes, or None with ``output``."""
+        if not self.next_ops & OP_ENCRYPT:
+            raise TypeError("encrypt() method cannot be called")
+        self.next_ops = OP_ENCRYPT | OP_DIGEST
+        return self._run(plaintext, output, True)
+
+    def decrypt(self, ciphertext, output=None):
+        """Decrypt a piece of data; returns bytes, or None with ``output``."""
+        if not self.next_ops & OP_DECRYPT:
+            raise TypeError("decrypt() method cannot be called")
+        self.next_ops = OP_DECRYPT | OP_VERIFY
+        return self._run(ciphertext, output, False)
+
+    cdef bytes _compute_mac(self):
+        if not self.finished:
+            self._end_aad()
+            mac_pad16(&self.c)
+            mac_lengths(&self.c, self.len_aad, self.len_ct)
+            mac_final(&self.c, self.tag)
+            self.finished = True
+        return PyBytes_FromStringAndSize(<char*>self.tag, 16)
+
+    def digest(self):
+        """The 16-byte tag (encryption side)."""
+        if not self.next_ops & OP_DIGEST:
+            raise TypeError("digest() method cannot be called")
+        self.next_ops = OP_DIGEST
+        return self._compute_mac()
+
+    def hexdigest(self):
+        """The tag as a hexadecimal string."""
+        return self.digest().hex()
+
+    def verify(self, received_mac_tag):
+        """Raise ValueError("MAC check failed") unless the tag matches
+        (constant-time comparison)."""
+        cdef buf_t b
+        cdef bint ok
+        if not self.next_ops & OP_VERIFY:
+            raise TypeError("verify() cannot be called when encrypting a message")
+        self.next_ops = OP_VERIFY
+        mine = self._compute_mac()
+        get_buf(received_mac_tag, &b)
+        ok = b.len == 16 and tags_equal(b.ptr, <const uint8_t*>PyBytes_AS_STRING(mine), 16)
+        put_buf(&b)
+        if not ok:
+            raise ValueError("MAC check failed")
+
+    def hexverify(self, hex_mac_tag):
+        """Like verify(), for a hexadecimal tag."""
+        from binascii import unhexlify
+        self.verify(unhexlify(hex_mac_tag))
+
+    def encrypt_and_digest(self, plaintext):
+        """(ciphertext, tag) in one step."""
+        return self.encrypt(plaintext), self.digest()
+
+    def decrypt_and_verify(self, ciphertext, received_mac_tag):
+        """The plaintext, after the tag checked out; ValueError otherwise (and
+        the decrypted bytes are wiped, never returned)."""
+        cdef bytes pt = self.decrypt(ciphertext)
+        try:
+            self.verify(received_mac_tag)
+        except ValueError:
+            wipe(PyBytes_AS_STRING(pt), PyBytes_GET_SIZE(pt))
+            raise
+        return pt

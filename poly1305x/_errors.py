@@ -1,0 +1,39 @@
+"""Exception classes.
+
+Each one is a ValueError (or, for MessageTooLongError, what pycryptodome's is),
+and also a subclass of the matching class of pycryptodome or ``cryptography``
+when that package is installed, so existing ``except`` clauses keep working
+after switching to poly1305x."""
+
+__all__ = ["AlreadyFinalized", "InvalidSignature", "InvalidTag", "MessageTooLongError"]
+
+
+def _peer(module: str, name: str) -> tuple:
+    try:
+        mod = __import__(module, fromlist=[name])
+        return (getattr(mod, name),)
+    except Exception:  # not installed, or too old to have the class
+        return ()
+
+
+_crypto_exc = "cryptography.exceptions"
+
+
+class InvalidTag(ValueError, *_peer(_crypto_exc, "InvalidTag")):  # type: ignore[misc]
+    """An AEAD tag did not match: the ciphertext, the associated data, the
+    nonce or the key is not what the sender used.  No plaintext is released."""
+
+
+class InvalidSignature(ValueError, *_peer(_crypto_exc, "InvalidSignature")):  # type: ignore[misc]
+    """A Poly1305 tag did not match."""
+
+
+class AlreadyFinalized(*(_peer(_crypto_exc, "AlreadyFinalized") or (Exception,))):  # type: ignore[misc]
+    """A cryptography-style MAC object was used after finalize()."""
+
+
+_pycryptodome = _peer("Crypto", "MessageTooLongError") + _peer("Cryptodome", "MessageTooLongError")
+
+
+class MessageTooLongError(*(_pycryptodome or (ValueError, OverflowError))):  # type: ignore[misc]
+    """The ChaCha20 key stream for this key and nonce is used up."""
