@@ -1,0 +1,47 @@
+"""ChaCha20 and XChaCha20 in pycryptodome's shape: a drop-in for
+``Crypto.Cipher.ChaCha20``.
+
+>>> from poly1305x import ChaCha20
+>>> c = ChaCha20.new(key=bytes(32), nonce=bytes(12))
+>>> ct = c.encrypt(b"attack at dawn")
+>>> ChaCha20.new(key=bytes(32), nonce=bytes(12)).decrypt(ct)
+b'attack at dawn'
+"""
+import os
+
+from poly1305x._engine import ChaCha20Cipher, chacha20_poly1305_key_pair, hchacha20_subkey
+from poly1305x._errors import MessageTooLongError
+
+__all__ = ["ChaCha20Cipher", "MessageTooLongError", "new", "block_size", "key_size"]
+
+block_size = 1
+key_size = 32
+
+
+def _HChaCha20(key, nonce):
+    """HChaCha20 subkey derivation (pycryptodome's private helper, mirrored)."""
+    return hchacha20_subkey(key, nonce)
+
+
+def _derive_Poly1305_key_pair(key, nonce):
+    """(r, s, nonce) for Poly1305 from ChaCha20 block 0; a random 12-byte nonce
+    when ``nonce`` is None."""
+    if len(key) != 32:
+        raise ValueError("Poly1305 with ChaCha20 requires a 32-byte key")
+    if nonce is None:
+        nonce = os.urandom(12)
+    r, s = chacha20_poly1305_key_pair(key, nonce)
+    return r, s, nonce
+
+
+def new(*, key, nonce=None, threads=1):
+    """Create a ChaCha20 (8- or 12-byte nonce) or XChaCha20 (24-byte nonce)
+    cipher.  The nonce is random (8 bytes) when omitted.  ``threads`` > 1 (0: all
+    cores) splits inputs of 2 MiB and more across threads, without the GIL."""
+    if nonce is None:
+        nonce = os.urandom(8)
+    if len(key) != 32:
+        raise ValueError("ChaCha20/XChaCha20 key must be 32 bytes long")
+    if len(nonce) not in (8, 12, 24):
+        raise ValueError("Nonce must be 8/12 bytes(ChaCha20) or 24 bytes (XChaCha20)")
+    return ChaCha20Cipher(key, nonce, threads)
