@@ -38,12 +38,6 @@ cdef size_t SLICE = 16384
 # ---------------------------------------------------------------------------
 # Buffers
 # ---------------------------------------------------------------------------
-cdef struct buf_t:
-    const uint8_t* ptr
-    size_t len
-    bint held
-    Py_buffer view
-
 
 cdef int get_buf(object obj, buf_t* b, bint writable=False) except -1:
     """Borrow obj's bytes: bytes directly, else any C-contiguous buffer.
@@ -69,7 +63,7 @@ cdef int get_buf(object obj, buf_t* b, bint writable=False) except -1:
     return 0
 
 
-cdef inline void put_buf(buf_t* b) noexcept:
+cdef void put_buf(buf_t* b) noexcept:
     if b.held:
         PyBuffer_Release(&b.view)
         b.held = False
@@ -88,14 +82,8 @@ cdef int get_fixed(object obj, buf_t* b, size_t n, str what) except -1:
 # Whole blocks are absorbed straight from the caller's buffer; only a partial
 # block (0-15 bytes) is ever copied into buf.
 # ---------------------------------------------------------------------------
-cdef struct mac_t:
-    poly1305_state st
-    const kernel_table* k
-    uint8_t buf[16]
-    size_t buflen
 
-
-cdef inline void mac_init(mac_t* c, const kernel_table* k, const uint8_t* r16,
+cdef void mac_init(mac_t* c, const kernel_table* k, const uint8_t* r16,
                           const uint8_t* s16) noexcept nogil:
     c.k = k
     c.buflen = 0
@@ -126,7 +114,7 @@ cdef void mac_update(mac_t* c, const uint8_t* p, size_t n) noexcept nogil:
         c.buflen = n
 
 
-cdef inline void mac_pad16(mac_t* c) noexcept nogil:
+cdef void mac_pad16(mac_t* c) noexcept nogil:
     """Zero-fill to a block boundary (the AEAD padding), absorbing it as a full block."""
     if c.buflen:
         memset(c.buf + c.buflen, 0, 16 - c.buflen)
@@ -143,7 +131,7 @@ cdef void mac_final(mac_t* c, uint8_t* tag) noexcept nogil:
     poly1305_finish(&c.st, tag)
 
 
-cdef inline void mac_wipe(mac_t* c) noexcept nogil:
+cdef void mac_wipe(mac_t* c) noexcept nogil:
     """Zero the key, accumulator and buffer, and the powers of r if a vector
     kernel computed them (skipping 1 KiB of zeros on short one-shot calls)."""
     if c.st.powers_ready:
@@ -341,16 +329,6 @@ cdef class Poly1305_MAC(_MacBase):
 # `used` before every kernel call, so a kernel's 64-bit carry into word 13
 # (which holds nonce for the 96-bit-nonce layout) never sticks.
 # ---------------------------------------------------------------------------
-cdef struct stream_t:
-    uint32_t st[16]
-    const kernel_table* k
-    uint64_t used
-    uint64_t last        # index of the last block this nonce may use
-    uint8_t ks[64]
-    uint32_t ks_off      # 64: nothing left over
-    bint ctr64
-    uint32_t w13
-
 
 cdef void stream_init(stream_t* s, const kernel_table* k, const uint8_t* key32,
                       const uint8_t* nonce, size_t nonce_len) noexcept nogil:
@@ -691,7 +669,7 @@ def hchacha20_subkey(key, nonce):
 # ---------------------------------------------------------------------------
 # ChaCha20-Poly1305 (RFC 8439 section 2.8) and XChaCha20-Poly1305
 # ---------------------------------------------------------------------------
-cdef inline void mac_lengths(mac_t* c, uint64_t aad_len, uint64_t ct_len) noexcept nogil:
+cdef void mac_lengths(mac_t* c, uint64_t aad_len, uint64_t ct_len) noexcept nogil:
     cdef uint8_t lens[16]
     store64_le(lens, aad_len)
     store64_le(lens + 8, ct_len)
@@ -830,121 +808,154 @@ cdef class _AEADKey:
         """Name of the backend this object computes with."""
         return (<bytes>self.k.name).decode()
 
-    cdef int _nonce(self, buf_t* nb, uint8_t* key_out, uint8_t* n12) except -1:
-        """Check the nonce; the per-message key and 12-byte nonce."""
-        if nb.len != self.nonce_len:
-            raise ValueError("Nonce must be %d bytes" % self.nonce_len)
-        if self.nonce_len == 24:
-            xchacha_subkey(self.key, nb.ptr, key_out, n12)
-        else:
-            memcpy(key_out, self.key, 32)
-            memcpy(n12, nb.ptr, 12)
-        return 0
-
     cdef object _encrypt(self, nonce, data, associated_data, output):
-        cdef buf_t nb, db, ab, ob
-        cdef uint8_t* dst
-        cdef uint8_t subkey[32]
-        cdef uint8_t n12[12]
-        cdef object result = None
-        cdef object tmp = None
-        cdef const uint8_t* src
-        cdef const uint8_t* aad = NULL
-        cdef size_t alen = 0
-        get_buf(nonce, &nb)
-        db.held = ab.held = ob.held = False
-        try:
-            get_buf(data, &db)
-            if associated_data is not None:
-                get_buf(associated_data, &ab)
-                aad = ab.ptr
-                alen = ab.len
-            if db.len > AEAD_MAX:
-                raise OverflowError("Data too long for one ChaCha20-Poly1305 message "
-                                    "(at most 2**38 - 64 bytes)")
-            self._nonce(&nb, subkey, n12)
-            if output is None:
-                result = new_bytes(db.len + 16, &dst)
-            else:
-                try:
-                    get_buf(output, &ob, True)
-                except TypeError:
-                    raise TypeError("Buffer is not writable.") from None
-                if ob.len != db.len + 16:
-                    raise ValueError("buffer must be %d bytes" % (db.len + 16))
-                dst = <uint8_t*>ob.ptr
-                result = db.len + 16
-            src = db.ptr
-            if overlaps(src, dst, db.len):
-                tmp = PyBytes_FromStringAndSize(<char*>src, db.len)
-                src = <const uint8_t*>PyBytes_AS_STRING(tmp)
-            if db.len + alen >= GIL_THRESHOLD:
-                with nogil:
-                    aead_seal(self.k, subkey, n12, aad, alen, src, dst, db.len, dst + db.len)
-            else:
-                aead_seal(self.k, subkey, n12, aad, alen, src, dst, db.len, dst + db.len)
-            wipe(subkey, 32)
-        finally:
-            put_buf(&ob)
-            put_buf(&ab)
-            put_buf(&db)
-            put_buf(&nb)
-        return result
+        return seal_call(self.k, self.key, self.nonce_len, nonce, data, associated_data, output)
 
     cdef object _decrypt(self, nonce, data, associated_data, output):
-        cdef buf_t nb, db, ab, ob
-        cdef uint8_t* dst
-        cdef uint8_t subkey[32]
-        cdef uint8_t n12[12]
-        cdef object result = None
-        cdef object tmp = None
-        cdef const uint8_t* src
-        cdef const uint8_t* aad = NULL
-        cdef size_t alen = 0, n
-        cdef bint ok
-        get_buf(nonce, &nb)
-        db.held = ab.held = ob.held = False
-        try:
-            get_buf(data, &db)
-            if associated_data is not None:
-                get_buf(associated_data, &ab)
-                aad = ab.ptr
-                alen = ab.len
-            self._nonce(&nb, subkey, n12)
-            if db.len < 16:
-                raise InvalidTag()
-            n = db.len - 16
-            if output is None:
-                result = new_bytes(n, &dst)
-            else:
-                try:
-                    get_buf(output, &ob, True)
-                except TypeError:
-                    raise TypeError("Buffer is not writable.") from None
-                if ob.len != n:
-                    raise ValueError("buffer must be %d bytes" % n)
-                dst = <uint8_t*>ob.ptr
-                result = n
-            src = db.ptr
-            if overlaps(src, dst, db.len):
-                tmp = PyBytes_FromStringAndSize(<char*>src, db.len)
-                src = <const uint8_t*>PyBytes_AS_STRING(tmp)
-            if n > AEAD_MAX:
-                ok = False
-            elif n + alen >= GIL_THRESHOLD:
-                with nogil:
-                    ok = aead_open(self.k, subkey, n12, aad, alen, src, dst, n, src + n)
-            else:
-                ok = aead_open(self.k, subkey, n12, aad, alen, src, dst, n, src + n)
-            wipe(subkey, 32)
-            if not ok:
-                raise InvalidTag()
-        finally:
-            put_buf(&ob)
-            put_buf(&ab)
-            put_buf(&db)
-            put_buf(&nb)
-        return result
+        return open_call(self.k, self.key, self.nonce_len, nonce, data, associated_data, output)
+
+
+cdef int message_key(const uint8_t* key, size_t nonce_len, buf_t* nb, uint8_t* key_out,
+                     uint8_t* n12) except -1:
+    """Check the nonce; the per-message key and 12-byte nonce."""
+    if nb.len != nonce_len:
+        raise ValueError("Nonce must be %d bytes" % nonce_len)
+    if nonce_len == 24:
+        xchacha_subkey(key, nb.ptr, key_out, n12)
+    else:
+        memcpy(key_out, key, 32)
+        memcpy(n12, nb.ptr, 12)
+    return 0
+
+
+cdef object seal_call(const kernel_table* k, const uint8_t* key, size_t nonce_len, nonce,
+                      data, associated_data, output):
+    cdef buf_t nb, db, ab, ob
+    cdef uint8_t* dst
+    cdef uint8_t subkey[32]
+    cdef uint8_t n12[12]
+    cdef object result = None
+    cdef object tmp = None
+    cdef const uint8_t* src
+    cdef const uint8_t* aad = NULL
+    cdef size_t alen = 0
+    get_buf(nonce, &nb)
+    db.held = ab.held = ob.held = False
+    try:
+        get_buf(data, &db)
+        if associated_data is not None:
+            get_buf(associated_data, &ab)
+            aad = ab.ptr
+            alen = ab.len
+        if db.len > AEAD_MAX:
+            raise OverflowError("Data too long for one ChaCha20-Poly1305 message "
+                                "(at most 2**38 - 64 bytes)")
+        message_key(key, nonce_len, &nb, subkey, n12)
+        if output is None:
+            result = new_bytes(db.len + 16, &dst)
+        else:
+            try:
+                get_buf(output, &ob, True)
+            except TypeError:
+                raise TypeError("Buffer is not writable.") from None
+            if ob.len != db.len + 16:
+                raise ValueError("buffer must be %d bytes" % (db.len + 16))
+            dst = <uint8_t*>ob.ptr
+            result = db.len + 16
+        src = db.ptr
+        if overlaps(src, dst, db.len):
+            tmp = PyBytes_FromStringAndSize(<char*>src, db.len)
+            src = <const uint8_t*>PyBytes_AS_STRING(tmp)
+        if db.len + alen >= GIL_THRESHOLD:
+            with nogil:
+                aead_seal(k, subkey, n12, aad, alen, src, dst, db.len, dst + db.len)
+        else:
+            aead_seal(k, subkey, n12, aad, alen, src, dst, db.len, dst + db.len)
+        wipe(subkey, 32)
+    finally:
+        put_buf(&ob)
+        put_buf(&ab)
+        put_buf(&db)
+        put_buf(&nb)
+    return result
+
+
+cdef object open_call(const kernel_table* k, const uint8_t* key, size_t nonce_len, nonce,
+                      data, associated_data, output):
+    cdef buf_t nb, db, ab, ob
+    cdef uint8_t* dst
+    cdef uint8_t subkey[32]
+    cdef uint8_t n12[12]
+    cdef object result = None
+    cdef object tmp = None
+    cdef const uint8_t* src
+    cdef const uint8_t* aad = NULL
+    cdef size_t alen = 0, n
+    cdef bint ok
+    get_buf(nonce, &nb)
+    db.held = ab.held = ob.held = False
+    try:
+        get_buf(data, &db)
+        if associated_data is not None:
+            get_buf(associated_data, &ab)
+            aad = ab.ptr
+            alen = ab.len
+        message_key(key, nonce_len, &nb, subkey, n12)
+        if db.len < 16:
+            raise InvalidTag()
+        n = db.len - 16
+        if output is None:
+            result = new_bytes(n, &dst)
+        else:
+            try:
+                get_buf(output, &ob, True)
+            except TypeError:
+                raise TypeError("Buffer is not writable.") from None
+            if ob.len != n:
+                raise ValueError("buffer must be %d bytes" % n)
+            dst = <uint8_t*>ob.ptr
+            result = n
+        src = db.ptr
+        if overlaps(src, dst, db.len):
+            tmp = PyBytes_FromStringAndSize(<char*>src, db.len)
+            src = <const uint8_t*>PyBytes_AS_STRING(tmp)
+        if n > AEAD_MAX:
+            ok = False
+        elif n + alen >= GIL_THRESHOLD:
+            with nogil:
+                ok = aead_open(k, subkey, n12, aad, alen, src, dst, n, src + n)
+        else:
+            ok = aead_open(k, subkey, n12, aad, alen, src, dst, n, src + n)
+        wipe(subkey, 32)
+        if not ok:
+            raise InvalidTag()
+    finally:
+        put_buf(&ob)
+        put_buf(&ab)
+        put_buf(&db)
+        put_buf(&nb)
+    return result
+
+
+def chacha20poly1305_seal(key, nonce, aad, pt):
+    """ct || tag for RFC 8439 ChaCha20-Poly1305 (12-byte nonce), in one call and
+    with no object kept: for protocols that build an AEAD per message (HPKE)."""
+    cdef buf_t kb
+    get_fixed(key, &kb, 32, "ChaCha20Poly1305 key must be 32 bytes.")
+    try:
+        return seal_call(active_kernels(), kb.ptr, 12, nonce, pt, aad, None)
+    finally:
+        put_buf(&kb)
+
+
+def chacha20poly1305_open(key, nonce, aad, ct):
+    """The plaintext of ct || tag, or InvalidTag; one call, no object kept."""
+    cdef buf_t kb
+    get_fixed(key, &kb, 32, "ChaCha20Poly1305 key must be 32 bytes.")
+    try:
+        return open_call(active_kernels(), kb.ptr, 12, nonce, ct, aad, None)
+    finally:
+        put_buf(&kb)
 
 
 cdef class ChaCha20Poly1305(_AEADKey):
