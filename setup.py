@@ -99,7 +99,7 @@ def _extensions():
     from Cython.Build import cythonize
 
     macros = [("POLY1305X_NO_INT128", "1")] if _flag("POLY1305X_NO_INT128") else []
-    names = ["_portable", "_dispatch", "_engine"]
+    names = ["_portable", "_dispatch", "_engine", "_ssh"]
     if _is_x86_64() and not _flag("POLY1305X_NO_SIMD"):
         names += ["_x86_avx2", "_x86_avx512"]
         if _flag("POLY1305X_SIMDE"):
