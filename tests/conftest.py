@@ -1,0 +1,35 @@
+"""Shared fixtures: every test that takes `backend` runs once per kernel
+backend usable on this CPU (and once per emulated test backend, when the
+SIMDe test build is installed)."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+import poly1305x  # noqa: E402
+from poly1305x import _dispatch  # noqa: E402
+
+ALL_BACKENDS = poly1305x.backends() + _dispatch.emulated_backends()
+
+
+def pytest_report_header(config):
+    return (f"poly1305x backends: {', '.join(poly1305x.backends())}; emulated: "
+            f"{', '.join(_dispatch.emulated_backends()) or 'none'}; "
+            f"cpu features: {', '.join(sorted(poly1305x.cpu_features())) or 'none'}")
+
+
+@pytest.fixture(params=ALL_BACKENDS, ids=lambda name: name)
+def backend(request):
+    """Select a backend for the objects the test creates, then restore."""
+    before = poly1305x.backend()
+    poly1305x.set_backend(request.param)
+    try:
+        yield request.param
+    finally:
+        poly1305x.set_backend(before)
+
+
+def is_emulated(name):
+    return name in _dispatch.emulated_backends()
