@@ -28,5 +28,18 @@ cdef extern from "_simd.h" nogil:
     __m512i _mm512_setzero_si512()
 
     # ---- poly1305 section (owned by the Poly1305 kernels) ---------------------
+    # AVX2, radix 2^26 (vpmuludq: low 32 bits of each 64-bit lane, 64-bit product)
+    __m256i _mm256_add_epi64(__m256i a, __m256i b)
+    __m256i _mm256_mul_epu32(__m256i a, __m256i b)
+    __m256i _mm256_srli_epi64(__m256i a, int imm)
+    __m256i _mm256_slli_epi64(__m256i a, int imm)
+    __m256i _mm256_and_si256(__m256i a, __m256i b)
+    __m256i _mm256_or_si256(__m256i a, __m256i b)
+    __m256i _mm256_unpacklo_epi64(__m256i a, __m256i b)
+    __m256i _mm256_unpackhi_epi64(__m256i a, __m256i b)
+    __m256i _mm256_set1_epi64x(long long a)
+    __m256i _mm256_set_epi64x(long long e3, long long e2, long long e1, long long e0)
+    __m256i _mm256_permute4x64_epi64(__m256i a, int imm)
+    __m256i _mm256_blend_epi32(__m256i a, __m256i b, int imm)
 
     # ---- chacha20 section (owned by the ChaCha20 kernels) ---------------------
