@@ -1,0 +1,221 @@
+"""ChaCha20-Poly1305 as the AEAD of HPKE (RFC 9180) and MLS (RFC 9420).
+
+Three ways in, fastest-to-set-up first:
+
+* :func:`seal` / :func:`open` -- RFC 9180's ``Seal(key, nonce, aad, pt)`` and
+  ``Open(key, nonce, aad, ct)``: one C call each, no object kept;
+* :class:`ChaCha20Poly1305Key` -- a key object in pyhpke's shape
+  (``seal(pt, nonce, aad=b"")`` / ``open(ct, nonce, aad=b"")``), for code that
+  encrypts many messages under one key and builds its own nonces (MLS);
+* :class:`Context` -- RFC 9180 section 5.2's encryption context: the nonce is
+  ``base_nonce XOR I2OSP(seq, Nn)`` and ``seq`` advances after each success.
+
+:func:`use_with_pyhpke` makes pyhpke's ChaCha20-Poly1305 suites run on
+poly1305x.
+
+>>> from poly1305x import hpke
+>>> ctx = hpke.Context(bytes(32), bytes(12))
+>>> ct = ctx.seal(b"header", b"hello")
+>>> hpke.Context(bytes(32), bytes(12)).open(b"header", ct)
+b'hello'
+
+MLS (RFC 9420 section 6.3.2) XORs a 4-byte ``reuse_guard`` into the first four
+bytes of the nonce of each PrivateMessage; on top of :class:`ChaCha20Poly1305Key`
+that is one integer XOR (a fixed guard here so the example is reproducible; a
+sender draws it with ``os.urandom(4)``):
+
+>>> key = hpke.ChaCha20Poly1305Key(bytes(range(32)))
+>>> nonce = bytes(range(12))              # from the secret tree, per generation
+>>> reuse_guard = bytes.fromhex("a1b2c3d4")
+>>> guarded = (int.from_bytes(nonce, "big")
+...            ^ int.from_bytes(reuse_guard, "big") << 64).to_bytes(12, "big")
+>>> guarded.hex()
+'a1b3c1d70405060708090a0b'
+>>> ct = key.seal(b"application data", guarded, b"PrivateContentAAD")
+>>> key.open(ct, guarded, b"PrivateContentAAD")
+b'application data'
+"""
+from poly1305x._engine import ChaCha20Poly1305 as _AEAD
+from poly1305x._engine import chacha20poly1305_open, chacha20poly1305_seal
+from poly1305x._errors import InvalidTag
+
+# `seal` and `open` are left out of __all__ on purpose: a star import would
+# otherwise shadow the builtin open().
+__all__ = [
+    "AEAD_ID", "NK", "NN", "NT", "ChaCha20Poly1305Key", "Context", "InvalidTag",
+    "MessageLimitReachedError", "use_with_pyhpke",
+]
+
+AEAD_ID = 0x0003  #: RFC 9180 AEAD identifier of ChaCha20Poly1305
+NK = 32  #: key length in bytes
+NN = 12  #: nonce length in bytes
+NT = 16  #: tag length in bytes
+
+_SEQ_LIMIT = (1 << (8 * NN)) - 1
+
+#: ``seal(key, nonce, aad, pt) -> ct || tag`` (RFC 9180 argument order): one C
+#: call, no object kept.  ValueError for a key other than 32 bytes or a nonce
+#: other than 12.
+seal = chacha20poly1305_seal
+
+#: ``open(key, nonce, aad, ct) -> pt``: one C call, no object kept;
+#: :class:`poly1305x.InvalidTag` when the tag does not verify.
+open = chacha20poly1305_open  # noqa: A001 - RFC 9180's name
+
+
+class MessageLimitReachedError(ValueError):
+    """The context's sequence number reached ``2**96 - 1`` (RFC 9180 section
+    5.2): no more messages may be sealed or opened with it."""
+
+
+class ChaCha20Poly1305Key:
+    """An HPKE AEAD key with the shape of pyhpke's key classes
+    (``pyhpke.AEADKeyInterface``).
+
+    :param key: 32 bytes (ValueError otherwise).
+
+    One object may be shared between threads: it holds only the key."""
+
+    __slots__ = ("_aead",)
+
+    def __init__(self, key):
+        self._aead = _AEAD(key)
+
+    def seal(self, pt, nonce, aad=b""):
+        """``ct || tag`` of ``pt`` under the 12-byte ``nonce``."""
+        return self._aead.encrypt(nonce, pt, aad)
+
+    def open(self, ct, nonce, aad=b""):
+        """The plaintext of ``ct || tag``; :class:`poly1305x.InvalidTag` (no
+        plaintext) when the ciphertext, nonce, aad or key is wrong."""
+        return self._aead.decrypt(nonce, ct, aad)
+
+    @property
+    def backend(self):
+        """Name of the poly1305x kernel backend this key computes with."""
+        return self._aead.backend
+
+
+class Context:
+    """RFC 9180 section 5.2 encryption context: ``seal(aad, pt)`` and
+    ``open(aad, ct)`` with nonce ``base_nonce XOR I2OSP(seq, Nn)``.
+
+    ``seq`` advances only when a call succeeds (a failed :meth:`open` leaves it
+    where it was, so the right ciphertext can still be opened).  Once it
+    reaches ``2**96 - 1`` every call raises :class:`MessageLimitReachedError`
+    and nothing is encrypted or released.  A context is stateful: do not share
+    one between threads without a lock.
+
+    :param key: 32 bytes.
+    :param base_nonce: 12 bytes.
+    :param seq: the sequence number to start at (``0`` for a fresh context).
+    """
+
+    __slots__ = ("_aead", "_base", "_seq")
+
+    def __init__(self, key, base_nonce, seq=0):
+        base_nonce = bytes(base_nonce)
+        if len(base_nonce) != NN:
+            raise ValueError(f"HPKE base_nonce must be {NN} bytes, not {len(base_nonce)}")
+        self._aead = _AEAD(key)
+        self._base = int.from_bytes(base_nonce, "big")
+        self._seq = 0
+        self.seq = seq
+
+    @property
+    def seq(self):
+        """The sequence number the next call uses; settable (``0`` to
+        ``2**96 - 1``), e.g. to resume a context or skip lost messages."""
+        return self._seq
+
+    @seq.setter
+    def seq(self, value):
+        value = int(value)
+        if not 0 <= value <= _SEQ_LIMIT:
+            raise ValueError(f"HPKE sequence number must be in [0, 2**96 - 1], not {value}")
+        self._seq = value
+
+    @property
+    def base_nonce(self):
+        return self._base.to_bytes(NN, "big")
+
+    def compute_nonce(self, seq):
+        """RFC 9180 ``ComputeNonce(seq)``: ``base_nonce XOR I2OSP(seq, Nn)``."""
+        if not 0 <= seq <= _SEQ_LIMIT:
+            raise ValueError(f"HPKE sequence number must be in [0, 2**96 - 1], not {seq}")
+        return (self._base ^ seq).to_bytes(NN, "big")
+
+    def seal(self, aad, pt):
+        """``ct || tag`` of ``pt`` at the current ``seq``, then ``seq += 1``."""
+        seq = self._seq
+        if seq >= _SEQ_LIMIT:
+            raise MessageLimitReachedError("HPKE message limit reached (seq = 2**96 - 1)")
+        ct = self._aead.encrypt((self._base ^ seq).to_bytes(12, "big"), pt, aad)
+        self._seq = seq + 1
+        return ct
+
+    def open(self, aad, ct):
+        """The plaintext of ``ct`` at the current ``seq``, then ``seq += 1``;
+        :class:`poly1305x.InvalidTag` (``seq`` unchanged) when it does not
+        verify."""
+        seq = self._seq
+        if seq >= _SEQ_LIMIT:
+            raise MessageLimitReachedError("HPKE message limit reached (seq = 2**96 - 1)")
+        pt = self._aead.decrypt((self._base ^ seq).to_bytes(12, "big"), ct, aad)
+        self._seq = seq + 1
+        return pt
+
+    @property
+    def backend(self):
+        """Name of the poly1305x kernel backend this context computes with."""
+        return self._aead.backend
+
+
+# ---------------------------------------------------------------------------
+# pyhpke integration.  pyhpke's AEAD.import_key() calls
+# pyhpke.aead_key.AEADKey.from_bytes(), which looks the name
+# ChaCha20Poly1305Key up in the pyhpke.aead_key module at call time; swapping
+# that one binding routes every ChaCha20-Poly1305 context created afterwards
+# through poly1305x.  pyhpke's own files are not touched.
+
+_pyhpke_original = None  # pyhpke's class, while ours is installed
+_pyhpke_class = None  # our class, made a pyhpke.AEADKeyInterface subclass
+
+
+def _pyhpke_aead_key_module():
+    try:
+        import pyhpke.aead_key as mod
+        from pyhpke.aead_key_interface import AEADKeyInterface
+    except ImportError as exc:
+        raise ImportError(
+            "use_with_pyhpke() needs pyhpke: pip install 'poly1305x[hpke]'") from exc
+    if not hasattr(mod, "ChaCha20Poly1305Key"):
+        raise ImportError("this pyhpke version has no pyhpke.aead_key.ChaCha20Poly1305Key "
+                          "to replace; use poly1305x.hpke directly")
+    return mod, AEADKeyInterface
+
+
+def use_with_pyhpke(enable=True):
+    """Make pyhpke's ChaCha20-Poly1305 suites (AEAD id 0x0003) run on poly1305x
+    (``enable=True``) or on pyhpke's own ``cryptography`` backend again
+    (``enable=False``).  Affects contexts created afterwards; idempotent.
+
+    Returns whether poly1305x was in use before the call.  ImportError when
+    pyhpke is not installed (``pip install 'poly1305x[hpke]'``)."""
+    global _pyhpke_original, _pyhpke_class
+    mod, interface = _pyhpke_aead_key_module()
+    was_on = _pyhpke_original is not None and mod.ChaCha20Poly1305Key is _pyhpke_class
+    if enable:
+        if not was_on:
+            if _pyhpke_class is None:
+                _pyhpke_class = type("_PyHPKEChaCha20Poly1305Key", (ChaCha20Poly1305Key, interface), {
+                    "__slots__": (),
+                    "__module__": __name__,
+                    "__doc__": "poly1305x's ChaCha20Poly1305Key as a pyhpke.AEADKeyInterface.",
+                })
+            _pyhpke_original = mod.ChaCha20Poly1305Key
+            mod.ChaCha20Poly1305Key = _pyhpke_class
+    elif was_on:
+        mod.ChaCha20Poly1305Key = _pyhpke_original
+        _pyhpke_original = None
+    return was_on
