@@ -45,6 +45,7 @@ cdef struct stream_t:
     uint8_t ks[64]
     uint32_t ks_off
     bint ctr64
+    bint spent           # block `last` has been generated: nothing is left
     uint32_t w13
 
 cdef void stream_init(stream_t* s, const kernel_table* k, const uint8_t* key32,

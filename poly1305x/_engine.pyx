@@ -340,6 +340,7 @@ cdef void stream_init(stream_t* s, const kernel_table* k, const uint8_t* key32,
     s.last = <uint64_t>0xFFFFFFFFFFFFFFFF if s.ctr64 else <uint64_t>0xFFFFFFFF
     s.used = 0
     s.ks_off = 64
+    s.spent = False
 
 
 cdef inline void stream_set_ctr(stream_t* s, uint64_t block) noexcept nogil:
@@ -354,9 +355,17 @@ cdef bint stream_can(stream_t* s, size_t n) noexcept nogil:
     if n <= left:
         return True
     need = ((<uint64_t>(n - left)) + 63) >> 6
-    if s.used > s.last:           # every block already used
+    if s.spent:                   # every block already used
         return False
     return need - 1 <= s.last - s.used
+
+
+cdef inline void stream_advance(stream_t* s, uint64_t nb) noexcept nogil:
+    """Count nb generated blocks; `used` may wrap to 0 after the 2^64th block
+    of the 64-bit-counter variant, so exhaustion is kept in `spent`."""
+    if s.used + (nb - 1) == s.last:
+        s.spent = True
+    s.used += nb
 
 
 cdef void stream_xor(stream_t* s, const uint8_t* src, uint8_t* dst, size_t n) noexcept nogil:
@@ -376,14 +385,14 @@ cdef void stream_xor(stream_t* s, const uint8_t* src, uint8_t* dst, size_t n) no
     if nb:
         stream_set_ctr(s, s.used)
         s.k.chacha20_xor(s.st, src, dst, nb)
-        s.used += nb
+        stream_advance(s, nb)
         src += nb << 6
         dst += nb << 6
         n -= nb << 6
     if n:
         stream_set_ctr(s, s.used)
         s.k.chacha20_xor(s.st, NULL, s.ks, 1)
-        s.used += 1
+        stream_advance(s, 1)
         for i in range(n):
             dst[i] = src[i] ^ s.ks[i]
         s.ks_off = <uint32_t>n
@@ -392,10 +401,11 @@ cdef void stream_xor(stream_t* s, const uint8_t* src, uint8_t* dst, size_t n) no
 cdef void stream_seek(stream_t* s, uint64_t block, uint32_t offset) noexcept nogil:
     s.used = block
     s.ks_off = 64
+    s.spent = False
     if offset:
         stream_set_ctr(s, block)
         s.k.chacha20_xor(s.st, NULL, s.ks, 1)
-        s.used = block + 1
+        stream_advance(s, 1)
         s.ks_off = offset
 
 
@@ -598,7 +608,9 @@ cdef class ChaCha20Cipher:
             xor_blocks_at(&self.s, src, dst, first, min(per, nblocks))
         for w in workers:
             w.join()
-        self.s.used = first + nblocks
+        self.s.used = first
+        if nblocks:
+            stream_advance(&self.s, nblocks)
         stream_xor(&self.s, src + (nblocks << 6), dst + (nblocks << 6), n & 63)
         return 0
 
