@@ -1,0 +1,669 @@
+"""Self-test and side-by-side benchmark behind ``python -m poly1305x``.
+
+Nothing here is needed at run time by the rest of the package: the peers
+(cryptography, pycryptodome, PyNaCl) and matplotlib are imported only when
+they are asked for, and a missing one is skipped.
+
+* ``VECTORS`` / ``run_selftest()``: RFC 8439 known answers (sections 2.5.2,
+  2.4.2 and 2.8.2) plus a few long inputs (long enough to reach the vector
+  loops) whose answers were computed with an independent implementation.
+  Every backend is selected in turn and checked through the public faces.
+* ``CASES`` / ``measure()`` / ``run_bench()``: what is benchmarked, shared with
+  the pytest-benchmark suite in ``benchmarks/`` so both measure the same calls.
+* ``format_table()`` / ``plot()``: the Markdown table and the throughput plot,
+  shared with ``benchmarks/report.py``.
+"""
+import copy
+import datetime
+import gc
+import hashlib
+import importlib
+import os
+import platform
+import sys
+import time
+from contextlib import contextmanager
+
+import poly1305x
+from poly1305x import _dispatch
+
+KiB = 1024
+MiB = 1024 * 1024
+SIZES = (64, KiB, 16 * KiB, MiB)
+HPKE_SIZE = 100
+STREAM_PIECE = 4 * KiB
+
+# --------------------------------------------------------------------------
+# Known answers
+# --------------------------------------------------------------------------
+
+_SUNSCREEN = (b"Ladies and Gentlemen of the class of '99: If I could offer you only one "
+              b"tip for the future, sunscreen would be it.")
+
+
+def _h(text):
+    return bytes.fromhex("".join(text.split()))
+
+
+def pattern(n, seed):
+    """Deterministic filler bytes for the long known answers."""
+    return bytes((i * 29 + seed) & 0xFF for i in range(n))
+
+
+# Each vector is plain data so that a test can copy it and spoil one byte.
+# A long output may be given as its SHA-256 (``ct_sha256``) instead of in full.
+VECTORS = {
+    "poly1305": [
+        {
+            "name": "RFC 8439 2.5.2",
+            "key": _h("85d6be7857556d337f4452fe42d506a8 0103808afb0db2fd4abff6af4149f51b"),
+            "msg": b"Cryptographic Forum Research Group",
+            "tag": _h("a8061dc1305136c6c22b8baf0c0127a9"),
+        },
+        {
+            "name": "long 4099 B",
+            "key": pattern(32, 1),
+            "msg": pattern(4099, 2),
+            "tag": _h("f6f43bee904283a5ae0b09d569977144"),
+        },
+    ],
+    "chacha20": [
+        {
+            "name": "RFC 8439 2.4.2",
+            "key": bytes(range(32)),
+            "nonce": _h("000000000000004a00000000"),
+            "counter": 1,
+            "pt": _SUNSCREEN,
+            "ct": _h("""
+                6e2e359a2568f98041ba0728dd0d6981 e97e7aec1d4360c20a27afccfd9fae0b
+                f91b65c5524733ab8f593dabcd62b357 1639d624e65152ab8f530c359f0861d8
+                07ca0dbf500d6a6156a38e088a22b65e 52bc514d16ccf806818ce91ab7793736
+                5af90bbf74a35be6b40b8eedf2785e42 874d"""),
+        },
+        {
+            "name": "long 2051 B",
+            "key": pattern(32, 3),
+            "nonce": pattern(12, 4),
+            "counter": 7,
+            "pt": pattern(2051, 5),
+            "ct_sha256": _h("c0da330410fc58bede290b4691b5cd6ef1540107436df6b258830a3405919096"),
+        },
+    ],
+    "aead": [
+        {
+            "name": "RFC 8439 2.8.2",
+            "key": bytes(range(0x80, 0xA0)),
+            "nonce": _h("070000004041424344454647"),
+            "aad": _h("50515253c0c1c2c3c4c5c6c7"),
+            "pt": _SUNSCREEN,
+            "ct": _h("""
+                d31a8d34648e60db7b86afbc53ef7ec2 a4aded51296e08fea9e2b5a736ee62d6
+                3dbea45e8ca9671282fafb69da92728b 1a71de0a9e060b2905d6a5b67ecd3b36
+                92ddbd7f2d778b8c9803aee328091b58 fab324e4fad675945585808b4831d7bc
+                3ff4def08e4b7a9de576d26586cec64b 6116"""),
+            "tag": _h("1ae10b594f09e26a7e902ecbd0600691"),
+        },
+        {
+            "name": "long 3001 B",
+            "key": pattern(32, 6),
+            "nonce": pattern(12, 7),
+            "aad": pattern(17, 8),
+            "pt": pattern(3001, 9),
+            "ct_sha256": _h("10eb28d16969b21f1441cf22d0c486a01a30d898a944989a9bfd9b2d88a652dd"),
+            "tag": _h("3f23fd189a52062b4295eedd4a17e2c6"),
+        },
+    ],
+}
+
+
+def _same_ct(vec, ct):
+    if "ct" in vec:
+        return ct == vec["ct"]
+    return hashlib.sha256(ct).digest() == vec["ct_sha256"]
+
+
+def _chunks(data, step=37):
+    """Uneven pieces, so that the incremental paths carry partial blocks."""
+    return [data[i:i + step] for i in range(0, len(data), step)] or [b""]
+
+
+def _check_poly1305(vec, backend):
+    from poly1305x import Poly1305 as P
+    from poly1305x.mac import Poly1305
+    key, msg, tag = vec["key"], vec["msg"], vec["tag"]
+    got = {}
+    got["mac.Poly1305.generate_tag"] = Poly1305.generate_tag(key, msg)
+    m = Poly1305(key)
+    if m.backend != backend:
+        raise AssertionError(f"object uses backend {m.backend!r}, not {backend!r}")
+    for piece in _chunks(msg):
+        m.update(piece)
+    got["mac.Poly1305 update/finalize"] = m.finalize()
+    got["Poly1305.Poly1305_MAC"] = P.Poly1305_MAC(key[:16], key[16:], msg).digest()
+    return [name for name, value in got.items() if value != tag]
+
+
+def _check_chacha20(vec, backend):
+    from poly1305x import ChaCha20
+    bad = []
+    c = ChaCha20.new(key=vec["key"], nonce=vec["nonce"])
+    if c.backend != backend:
+        raise AssertionError(f"object uses backend {c.backend!r}, not {backend!r}")
+    c.seek(64 * vec["counter"])
+    if not _same_ct(vec, c.encrypt(vec["pt"])):
+        bad.append("ChaCha20.encrypt")
+    c = ChaCha20.new(key=vec["key"], nonce=vec["nonce"])
+    c.seek(64 * vec["counter"])
+    if not _same_ct(vec, b"".join(c.encrypt(p) for p in _chunks(vec["pt"]))):
+        bad.append("ChaCha20.encrypt in pieces")
+    return bad
+
+
+def _check_aead(vec, backend):
+    from poly1305x import ChaCha20_Poly1305
+    from poly1305x._engine import chacha20poly1305_seal
+    from poly1305x.aead import ChaCha20Poly1305
+    key, nonce, aad, pt, tag = vec["key"], vec["nonce"], vec["aad"], vec["pt"], vec["tag"]
+    bad = []
+
+    def ok(ct_tag):
+        return _same_ct(vec, ct_tag[:-16]) and ct_tag[-16:] == tag
+
+    a = ChaCha20Poly1305(key)
+    if a.backend != backend:
+        raise AssertionError(f"object uses backend {a.backend!r}, not {backend!r}")
+    sealed = a.encrypt(nonce, pt, aad)
+    if not ok(sealed):
+        bad.append("aead.ChaCha20Poly1305.encrypt")
+    else:
+        try:
+            if a.decrypt(nonce, sealed, aad) != pt:
+                bad.append("aead.ChaCha20Poly1305.decrypt")
+        except Exception:
+            bad.append("aead.ChaCha20Poly1305.decrypt")
+    c = ChaCha20_Poly1305.new(key=key, nonce=nonce)
+    c.update(aad)
+    ct, t = c.encrypt_and_digest(pt)
+    if not ok(ct + t):
+        bad.append("ChaCha20_Poly1305.encrypt_and_digest")
+    c = ChaCha20_Poly1305.new(key=key, nonce=nonce)
+    c.update(aad)
+    ct = b"".join(c.encrypt(p) for p in _chunks(pt))
+    if not ok(ct + c.digest()):
+        bad.append("ChaCha20_Poly1305 streaming")
+    if not ok(chacha20poly1305_seal(key, nonce, aad, pt)):
+        bad.append("chacha20poly1305_seal")
+    return bad
+
+
+_CHECKS = (("Poly1305", "poly1305", _check_poly1305),
+           ("ChaCha20", "chacha20", _check_chacha20),
+           ("ChaCha20-Poly1305", "aead", _check_aead))
+
+
+@contextmanager
+def using_backend(name):
+    """Select ``name`` for the objects made inside the block, then restore."""
+    before = poly1305x.backend()
+    if name is None or name == before:
+        yield
+        return
+    poly1305x.set_backend(name)
+    try:
+        yield
+    finally:
+        poly1305x.set_backend(before)
+
+
+def selftest_backends():
+    """(name, emulated) for every backend the self-test covers."""
+    return ([(b, False) for b in poly1305x.backends()]
+            + [(b, True) for b in _dispatch.emulated_backends()])
+
+
+def run_selftest(vectors=None, backends=None, out=None):
+    """Check every backend against the known answers; True when all pass.
+
+    ``vectors`` defaults to ``VECTORS``; ``backends`` to ``selftest_backends()``
+    (names, or (name, emulated) pairs).  One PASS/FAIL line per backend goes to
+    ``out`` (stdout by default)."""
+    vectors = VECTORS if vectors is None else vectors
+    out = sys.stdout if out is None else out
+    todo = selftest_backends() if backends is None else [
+        b if isinstance(b, tuple) else (b, b in _dispatch.emulated_backends()) for b in backends]
+    all_ok = True
+    for name, emulated in todo:
+        label = f"{name} (emulated, test only)" if emulated else name
+        failures, count = [], 0
+        try:
+            with using_backend(name):
+                for title, key, check in _CHECKS:
+                    for vec in vectors.get(key, ()):
+                        count += 1
+                        try:
+                            bad = check(vec, name)
+                        except Exception as exc:  # a crash is a failure too
+                            bad = [f"{type(exc).__name__}: {exc}"]
+                        failures += [f"{title} {vec['name']}: {b}" for b in bad]
+        except Exception as exc:  # the backend would not load
+            failures.append(f"cannot select backend: {type(exc).__name__}: {exc}")
+        if failures:
+            all_ok = False
+            print(f"FAIL  {label}", file=out)
+            for f in failures:
+                print(f"        {f}", file=out)
+        else:
+            print(f"PASS  {label}  ({count} known answers)", file=out)
+    if not todo:
+        print("FAIL  no backend to test", file=out)
+        all_ok = False
+    return all_ok
+
+
+# --------------------------------------------------------------------------
+# What is benchmarked
+# --------------------------------------------------------------------------
+
+LIBRARIES = ("poly1305x", "cryptography", "pycryptodome", "pynacl")
+_PROBE = {"poly1305x": "poly1305x", "cryptography": "cryptography",
+          "pycryptodome": "Crypto", "pynacl": "nacl"}
+
+
+def library_version(library):
+    """Installed version of a library, or None when it cannot be imported."""
+    try:
+        mod = importlib.import_module(_PROBE[library])
+    except ImportError:
+        return None
+    return getattr(mod, "__version__", "?")
+
+
+def available(library):
+    return library_version(library) is not None
+
+
+_KEY = bytes(range(32))
+_NONCE = bytes(range(12))
+_XNONCE = bytes(range(24))
+_AAD = b"header: 16 bytes"
+
+
+def _data(size):
+    return os.urandom(size)
+
+
+# Each maker takes the message size and returns a zero-argument callable that
+# does one whole operation; for poly1305x it runs with the backend already set.
+
+def _poly_poly1305x(size):
+    from poly1305x.mac import Poly1305
+    data = _data(size)
+    return lambda: Poly1305.generate_tag(_KEY, data)
+
+
+def _poly_cryptography(size):
+    from cryptography.hazmat.primitives.poly1305 import Poly1305
+    data = _data(size)
+    return lambda: Poly1305.generate_tag(_KEY, data)
+
+
+def _poly_pycryptodome(size):
+    from Crypto.Hash.Poly1305 import Poly1305_MAC
+    r, s, data = _KEY[:16], _KEY[16:], _data(size)
+    return lambda: Poly1305_MAC(r, s, data).digest()
+
+
+def _polynew_poly1305x(size):
+    from poly1305x import ChaCha20, Poly1305
+    data = _data(size)
+    return lambda: Poly1305.new(key=_KEY, cipher=ChaCha20, nonce=_NONCE, data=data).digest()
+
+
+def _polynew_pycryptodome(size):
+    from Crypto.Cipher import ChaCha20
+    from Crypto.Hash import Poly1305
+    data = _data(size)
+    return lambda: Poly1305.new(key=_KEY, cipher=ChaCha20, nonce=_NONCE, data=data).digest()
+
+
+def _aead_poly1305x(size):
+    from poly1305x.aead import ChaCha20Poly1305
+    a, data = ChaCha20Poly1305(_KEY), _data(size)
+    return lambda: a.encrypt(_NONCE, data, _AAD)
+
+
+def _aead_cryptography(size):
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+    a, data = ChaCha20Poly1305(_KEY), _data(size)
+    return lambda: a.encrypt(_NONCE, data, _AAD)
+
+
+def _aead_pynacl(size):
+    from nacl.bindings import crypto_aead_chacha20poly1305_ietf_encrypt as enc
+    data = _data(size)
+    return lambda: enc(data, _AAD, _NONCE, _KEY)
+
+
+def _aeadnew(module, nonce):
+    def maker(size):
+        new = importlib.import_module(module).new
+        data = _data(size)
+
+        def run():
+            c = new(key=_KEY, nonce=nonce)
+            c.update(_AAD)
+            return c.encrypt_and_digest(data)
+        return run
+    return maker
+
+
+def _stream(module):
+    def maker(size):
+        new = importlib.import_module(module).new
+        buf = memoryview(_data(size))
+        pieces = [buf[i:i + STREAM_PIECE] for i in range(0, size, STREAM_PIECE)]
+
+        def run():
+            c = new(key=_KEY, nonce=_NONCE)
+            c.update(_AAD)
+            for p in pieces:
+                c.encrypt(p)
+            return c.digest()
+        return run
+    return maker
+
+
+def _xaead_poly1305x(size):
+    from poly1305x.aead import XChaCha20Poly1305
+    a, data = XChaCha20Poly1305(_KEY), _data(size)
+    return lambda: a.encrypt(_XNONCE, data, _AAD)
+
+
+def _xaead_pynacl(size):
+    from nacl.bindings import crypto_aead_xchacha20poly1305_ietf_encrypt as enc
+    data = _data(size)
+    return lambda: enc(data, _AAD, _XNONCE, _KEY)
+
+
+def _chacha(module):
+    def maker(size):
+        new = importlib.import_module(module).new
+        data = _data(size)
+        return lambda: new(key=_KEY, nonce=_NONCE).encrypt(data)
+    return maker
+
+
+def _chacha_cryptography(size):
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+    nonce16, data = bytes(4) + _NONCE, _data(size)
+    return lambda: Cipher(algorithms.ChaCha20(_KEY, nonce16), None).encryptor().update(data)
+
+
+def _hpke_poly1305x(size):
+    from poly1305x._engine import chacha20poly1305_seal
+    data = _data(size)
+    return lambda: chacha20poly1305_seal(_KEY, _NONCE, _AAD, data)
+
+
+def _hpke_cryptography(size):
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+    data = _data(size)
+    return lambda: ChaCha20Poly1305(_KEY).encrypt(_NONCE, data, _AAD)
+
+
+class Case:
+    """One library doing one operation; ``make(size)`` gives the callable."""
+
+    def __init__(self, operation, library, make, sizes=SIZES):
+        self.operation, self.library, self.make, self.sizes = operation, library, make, sizes
+
+    def __repr__(self):
+        return f"Case({self.operation!r}, {self.library!r})"
+
+
+# operation -> what one call does
+OPERATIONS = {
+    "poly1305": "Poly1305 one-time-key MAC, one call "
+                "(generate_tag; pycryptodome: Poly1305_MAC(r, s, data).digest())",
+    "poly1305-chacha20": "Poly1305.new(key=, cipher=ChaCha20, nonce=, data=).digest()",
+    "aead": "ChaCha20-Poly1305 encrypt, one call (AEAD object reused; PyNaCl: one function)",
+    "aead-new": "ChaCha20_Poly1305.new(key=, nonce=) + update(aad) + encrypt_and_digest",
+    "aead-stream": "ChaCha20_Poly1305.new(...) then encrypt() in 4 KiB pieces, digest()",
+    "xchacha20-poly1305": "XChaCha20-Poly1305 encrypt, one call (pycryptodome: new() "
+                          "+ encrypt_and_digest, its only way)",
+    "chacha20": "ChaCha20 encrypt with a new cipher object per message",
+    "hpke-seal": "ChaCha20-Poly1305 seal of 100 B with a fresh key object (HPKE style)",
+}
+
+CASES = [
+    Case("poly1305", "poly1305x", _poly_poly1305x),
+    Case("poly1305", "cryptography", _poly_cryptography),
+    Case("poly1305", "pycryptodome", _poly_pycryptodome),
+    Case("poly1305-chacha20", "poly1305x", _polynew_poly1305x),
+    Case("poly1305-chacha20", "pycryptodome", _polynew_pycryptodome),
+    Case("aead", "poly1305x", _aead_poly1305x),
+    Case("aead", "cryptography", _aead_cryptography),
+    Case("aead", "pynacl", _aead_pynacl),
+    Case("aead-new", "poly1305x", _aeadnew("poly1305x.ChaCha20_Poly1305", _NONCE)),
+    Case("aead-new", "pycryptodome", _aeadnew("Crypto.Cipher.ChaCha20_Poly1305", _NONCE)),
+    Case("aead-stream", "poly1305x", _stream("poly1305x.ChaCha20_Poly1305")),
+    Case("aead-stream", "pycryptodome", _stream("Crypto.Cipher.ChaCha20_Poly1305")),
+    Case("xchacha20-poly1305", "poly1305x", _xaead_poly1305x),
+    Case("xchacha20-poly1305", "pycryptodome",
+         _aeadnew("Crypto.Cipher.ChaCha20_Poly1305", _XNONCE)),
+    Case("xchacha20-poly1305", "pynacl", _xaead_pynacl),
+    Case("chacha20", "poly1305x", _chacha("poly1305x.ChaCha20")),
+    Case("chacha20", "pycryptodome", _chacha("Crypto.Cipher.ChaCha20")),
+    Case("chacha20", "cryptography", _chacha_cryptography),
+    Case("hpke-seal", "poly1305x", _hpke_poly1305x, sizes=(HPKE_SIZE,)),
+    Case("hpke-seal", "cryptography", _hpke_cryptography, sizes=(HPKE_SIZE,)),
+]
+
+# The quick default of ``python -m poly1305x``: the two one-shot operations.
+QUICK_OPERATIONS = ("poly1305", "aead", "aead-new")
+# Operations measured on every poly1305x backend in ``bench`` (others: the default).
+PER_BACKEND_OPERATIONS = ("poly1305", "aead")
+
+
+def cases(operations=None):
+    return [c for c in CASES if operations is None or c.operation in operations]
+
+
+def size_label(size):
+    if size >= MiB and size % MiB == 0:
+        return f"{size // MiB}MiB"
+    if size >= KiB and size % KiB == 0:
+        return f"{size // KiB}KiB"
+    return f"{size}B"
+
+
+def group_name(operation, size):
+    """pytest-benchmark group of one operation at one size."""
+    return f"{operation}-{size_label(size)}"
+
+
+# --------------------------------------------------------------------------
+# Timing
+# --------------------------------------------------------------------------
+
+def measure(fn, repeats=5, min_time=0.05):
+    """Best seconds per call: calls are batched until a batch lasts
+    ``min_time``, then the fastest of ``repeats`` batches counts (the least
+    disturbed by a shared, noisy machine).  Returns (seconds, calls per batch)."""
+    fn()  # warm up, and fail early
+    timer = time.perf_counter
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        number = 1
+        while True:
+            t0 = timer()
+            for _ in range(number):
+                fn()
+            elapsed = timer() - t0
+            if elapsed >= min_time or number >= 1 << 24:
+                break
+            grow = min_time / elapsed * 1.2 if elapsed > 0 else 10
+            number = max(number + 1, min(int(number * grow), number * 10))
+        best = elapsed / number
+        for _ in range(repeats - 1):
+            t0 = timer()
+            for _ in range(number):
+                fn()
+            best = min(best, (timer() - t0) / number)
+    finally:
+        if gc_was:
+            gc.enable()
+    return best, number
+
+
+def plan(operations, sizes=None, per_backend=(), backends=None):
+    """(case, backend, size) triples to measure.  poly1305x cases run on
+    every backend in ``backends`` for operations in ``per_backend``, on the
+    default backend otherwise; peers that cannot be imported are left out."""
+    backends = poly1305x.backends() if backends is None else backends
+    default = poly1305x.backend()
+    todo = []
+    for case in cases(operations):
+        if not available(case.library):
+            continue
+        for size in case.sizes if sizes is None or case.operation == "hpke-seal" else sizes:
+            if case.library == "poly1305x":
+                for b in (backends if case.operation in per_backend else [default]):
+                    todo.append((case, b, size))
+            else:
+                todo.append((case, None, size))
+    return todo
+
+
+def run_bench(todo, repeats=5, min_time=0.05, progress=None):
+    """Measure each planned triple; rows of plain dicts (see ``format_table``)."""
+    rows = []
+    for i, (case, backend, size) in enumerate(todo, 1):
+        if progress:
+            progress(i, len(todo), case, backend, size)
+        with using_backend(backend):
+            fn = case.make(size)
+            seconds, number = measure(fn, repeats=repeats, min_time=min_time)
+        rows.append({
+            "operation": case.operation, "library": case.library, "backend": backend,
+            "size": size, "seconds": seconds, "calls_per_batch": number,
+            "repeats": repeats, "gbps": size / seconds / 1e9,
+        })
+    return rows
+
+
+# --------------------------------------------------------------------------
+# Reporting (shared with benchmarks/report.py)
+# --------------------------------------------------------------------------
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def environment():
+    """What a reader needs to weigh the numbers: machine, versions, date."""
+    return {
+        "cpu": cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "cpu_features": sorted(poly1305x.cpu_features()),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "versions": {lib: library_version(lib) for lib in LIBRARIES},
+        "backends": poly1305x.backends(),
+        "default_backend": poly1305x.backend(),
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+    }
+
+
+def _fmt_time(s):
+    if s < 1e-6:
+        return f"{s * 1e9:.0f} ns"
+    if s < 1e-3:
+        return f"{s * 1e6:.2f} µs"
+    return f"{s * 1e3:.3f} ms"
+
+
+def series_label(row):
+    lib = row["library"]
+    return f"{lib} [{row['backend']}]" if lib == "poly1305x" and row.get("backend") else lib
+
+
+def format_table(rows, time_label="best time/call"):
+    """A Markdown table: one line per library in each operation and size, the
+    poly1305x lines with their speed ratio against each peer ("2.5× cryptography"
+    means poly1305x takes 1/2.5 of cryptography's time)."""
+    order = {op: i for i, op in enumerate(OPERATIONS)}
+    keyed = {}
+    for r in rows:
+        keyed.setdefault((order.get(r["operation"], 99), r["operation"], r["size"]), []).append(r)
+    lines = [f"| operation | size | library | {time_label} | GB/s | poly1305x vs peers |",
+             "|---|---:|---|---:|---:|---|"]
+    for (_, op, size), group in sorted(keyed.items()):
+        peers = [r for r in group if r["library"] != "poly1305x"]
+        mine = [r for r in group if r["library"] == "poly1305x"]
+        for r in sorted(mine, key=lambda r: r["seconds"]) + sorted(peers, key=lambda r: r["seconds"]):
+            ratios = ""
+            if r["library"] == "poly1305x":
+                ratios = ", ".join(f"{p['seconds'] / r['seconds']:.1f}× {p['library']}"
+                                   for p in peers) or "(no peer)"
+            lines.append(f"| {op} | {size_label(size)} | {series_label(r)} | "
+                         f"{_fmt_time(r['seconds'])} | {size / r['seconds'] / 1e9:.3f} | {ratios} |")
+    return "\n".join(lines)
+
+
+def plot(rows, path, env=None, title="poly1305x throughput"):
+    """Throughput against message size, log-log, one panel per operation and one
+    line per library (and poly1305x backend).  Needs matplotlib."""
+    try:
+        import matplotlib
+    except ImportError as exc:
+        raise RuntimeError("--plot needs matplotlib (pip install matplotlib)") from exc
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    env = env or environment()
+    ops = [op for op in OPERATIONS if any(r["operation"] == op for r in rows)]
+    ops += sorted({r["operation"] for r in rows} - set(ops))
+    ncols = 2 if len(ops) > 1 else 1
+    nrows = (len(ops) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(6.5 * ncols, 3.6 * nrows + 1.2),
+                             squeeze=False)
+    # One colour per library (and backend) in every panel.
+    labels = sorted({series_label(r) for r in rows})
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colour = {label: palette[i % len(palette)] for i, label in enumerate(labels)}
+    for ax, op in zip(axes.flat, ops):
+        series = {}
+        for r in rows:
+            if r["operation"] == op:
+                series.setdefault(series_label(r), []).append((r["size"], r["size"] / r["seconds"] / 1e9))
+        for label, points in sorted(series.items()):
+            points.sort()
+            xs, ys = zip(*points)
+            style = "-o" if label.startswith("poly1305x") else "--s"
+            ax.plot(xs, ys, style, label=f"{label}/{op}", markersize=4, color=colour[label])
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(op, fontsize=10)
+        ax.set_xlabel("message size (bytes)")
+        ax.set_ylabel("GB/s")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(ops):]:
+        ax.axis("off")
+    versions = ", ".join(f"{k} {v}" for k, v in env.get("versions", {}).items() if v)
+    fig.suptitle(f"{title}\n{env.get('cpu', '?')} ({env.get('cpu_count', '?')} CPUs; "
+                 f"features: {', '.join(env.get('cpu_features', [])) or 'none'}) — "
+                 f"{env.get('date', '')[:10]}\n{versions}; Python {env.get('python', '?')}",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
