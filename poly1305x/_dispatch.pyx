@@ -218,6 +218,36 @@ def kernel_chacha20(str name, bytes key, bytes nonce, size_t nblocks, uint32_t c
     return _chacha_with(kernels_named(name), key, nonce, nblocks, counter)
 
 
+def kernel_chacha20_xor(str name, bytes key, bytes nonce, data, uint32_t counter,
+                        bint in_place=False, Py_ssize_t split=-1):
+    """data (whole 64-byte blocks) XORed with the RFC 8439 ChaCha20 key stream
+    from backend ``name``'s loop, starting at ``counter``.  The kernel works on
+    a bytearray copy of data: in place on it when ``in_place`` (src == dst),
+    else from it into a fresh buffer (src != dst).  With ``split`` >= 0 the
+    kernel is called twice on one state, for blocks [0, split) and then the
+    rest, which checks that it stores the advanced counter back.  For tests of
+    each kernel."""
+    cdef uint32_t state[16]
+    cdef const kernel_table* k = kernels_named(name)
+    if len(key) != 32 or len(nonce) != 12:
+        raise ValueError("key must be 32 bytes and nonce 12 bytes")
+    src = bytearray(data)
+    if len(src) % 64:
+        raise ValueError("data must be whole 64-byte blocks")
+    cdef size_t n = len(src) // 64
+    cdef size_t first = n if split < 0 else <size_t>split
+    if first > n:
+        raise ValueError("split is beyond the data")
+    out = src if in_place else bytearray(len(src))
+    cdef uint8_t* s = src
+    cdef uint8_t* o = out
+    chacha20_init_state(state, key, nonce, 12, counter)
+    k.chacha20_xor(state, s, o, first)
+    if first < n:
+        k.chacha20_xor(state, s + 64 * first, o + 64 * first, n - first)
+    return bytes(out)
+
+
 def _select_at_import():
     name = os.environ.get("POLY1305X_BACKEND", "").strip()
     if name:
