@@ -13,7 +13,6 @@ they are asked for, and a missing one is skipped.
 * ``format_table()`` / ``plot()``: the Markdown table and the throughput plot,
   shared with ``benchmarks/report.py``.
 """
-import copy
 import datetime
 import gc
 import hashlib
