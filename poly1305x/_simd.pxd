@@ -41,6 +41,21 @@ cdef extern from "_simd.h" nogil:
     __m256i _mm256_set_epi64x(long long e3, long long e2, long long e1, long long e0)
     __m256i _mm256_permute4x64_epi64(__m256i a, int imm)
     __m256i _mm256_blend_epi32(__m256i a, __m256i b, int imm)
+    # AVX-512F + IFMA, radix 2^44 (madd52lo/hi: a + low/high 52 bits of the
+    # 104-bit product of the low 52 bits of b and c, per 64-bit lane)
+    __m512i _mm512_madd52lo_epu64(__m512i a, __m512i b, __m512i c)
+    __m512i _mm512_madd52hi_epu64(__m512i a, __m512i b, __m512i c)
+    __m512i _mm512_add_epi64(__m512i a, __m512i b)
+    __m512i _mm512_srli_epi64(__m512i a, unsigned int imm)
+    __m512i _mm512_slli_epi64(__m512i a, unsigned int imm)
+    __m512i _mm512_and_epi64(__m512i a, __m512i b)
+    __m512i _mm512_or_epi64(__m512i a, __m512i b)
+    __m512i _mm512_set1_epi64(long long a)
+    __m512i _mm512_set_epi64(long long e7, long long e6, long long e5, long long e4,
+                             long long e3, long long e2, long long e1, long long e0)
+    __m512i _mm512_permutexvar_epi64(__m512i idx, __m512i a)
+    __m512i _mm512_permutex2var_epi64(__m512i a, __m512i idx, __m512i b)
+    __m512i _mm512_mask_blend_epi64(__mmask8 k, __m512i a, __m512i b)
 
     # ---- chacha20 section (owned by the ChaCha20 kernels) ---------------------
     # (_mm256_and/or_si256 and _mm256_unpack*_epi64 are declared above.)
