@@ -35,6 +35,8 @@ sender draws it with ``os.urandom(4)``):
 >>> key.open(ct, guarded, b"PrivateContentAAD")
 b'application data'
 """
+from operator import index as _index
+
 from poly1305x._engine import ChaCha20Poly1305 as _AEAD
 from poly1305x._engine import chacha20poly1305_open, chacha20poly1305_seal
 from poly1305x._errors import InvalidTag
@@ -130,7 +132,7 @@ class Context:
 
     @seq.setter
     def seq(self, value):
-        value = int(value)
+        value = _index(value)
         if not 0 <= value <= _SEQ_LIMIT:
             raise ValueError(f"HPKE sequence number must be in [0, 2**96 - 1], not {value}")
         self._seq = value
@@ -141,6 +143,7 @@ class Context:
 
     def compute_nonce(self, seq):
         """RFC 9180 ``ComputeNonce(seq)``: ``base_nonce XOR I2OSP(seq, Nn)``."""
+        seq = _index(seq)
         if not 0 <= seq <= _SEQ_LIMIT:
             raise ValueError(f"HPKE sequence number must be in [0, 2**96 - 1], not {seq}")
         return (self._base ^ seq).to_bytes(NN, "big")

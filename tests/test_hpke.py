@@ -298,3 +298,15 @@ def test_pyhpke_missing(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_pyhpke)
     with pytest.raises(ImportError, match=r"poly1305x\[hpke\]"):
         hpke.use_with_pyhpke()
+
+
+def test_seq_must_be_an_integer():
+    ctx = hpke.Context(KEY, BASE)
+    with pytest.raises(TypeError):
+        ctx.seq = 1.5
+    with pytest.raises(TypeError):
+        hpke.Context(KEY, BASE, seq="3")
+    with pytest.raises(TypeError):
+        ctx.compute_nonce(2.0)
+    ctx.seq = 7
+    assert ctx.seq == 7 and ctx.compute_nonce(7) == (int.from_bytes(BASE, "big") ^ 7).to_bytes(12, "big")
