@@ -18,6 +18,25 @@ block_size = 1
 key_size = 32
 
 
+class _Kernels:
+    """Stands where pycryptodome keeps its C library handles (``_raw_chacha20_lib``
+    and friends).  poly1305x loads no such library: its kernels are the backend
+    chosen with :func:`poly1305x.set_backend`, so rebinding these names changes
+    nothing.  They exist so that code (and pycryptodome's own tests) that look
+    them up keep working."""
+
+    def __repr__(self):
+        return "<poly1305x ChaCha20 kernels: the active backend (poly1305x.set_backend)>"
+
+
+_raw_chacha20_lib = _raw_chacha20_portable_lib = _Kernels()
+_raw_chacha20_avx2_bmi2_lib = None
+
+#: With several threads, each one processes at least this many bytes
+#: (pycryptodome's private tuning knob, mirrored: ``new()`` reads it).
+_MIN_BYTES_PER_THREAD = 1024 * 1024
+
+
 def _HChaCha20(key, nonce):
     """HChaCha20 subkey derivation (pycryptodome's private helper, mirrored)."""
     return hchacha20_subkey(key, nonce)
@@ -44,4 +63,11 @@ def new(*, key, nonce=None, threads=1):
         raise ValueError("ChaCha20/XChaCha20 key must be 32 bytes long")
     if len(nonce) not in (8, 12, 24):
         raise ValueError("Nonce must be 8/12 bytes(ChaCha20) or 24 bytes (XChaCha20)")
-    return ChaCha20Cipher(key, nonce, threads)
+    if threads == 1 and type(threads) is int:
+        return ChaCha20Cipher(key, nonce)
+    # pycryptodome's messages (Crypto.Util._threads.threads_param)
+    if not isinstance(threads, int) or isinstance(threads, bool):
+        raise TypeError("'threads' must be an integer")
+    if threads < 0:
+        raise ValueError("'threads' must be a non-negative integer")
+    return ChaCha20Cipher(key, nonce, threads, _MIN_BYTES_PER_THREAD)

@@ -490,13 +490,16 @@ cdef class ChaCha20Cipher:
     cdef int next_ops          # 1: encrypt allowed, 2: decrypt allowed
     cdef public object nonce
     cdef readonly str _name
-    cdef int _threads
+    cdef readonly int _threads
+    cdef size_t _min_bytes     # each thread takes at least this many bytes
 
-    def __init__(self, key, nonce, threads=1):
+    def __init__(self, key, nonce, threads=1, min_bytes_per_thread=None):
         cdef buf_t kb, nb
         cdef uint8_t subkey[32]
         cdef uint8_t n12[12]
         self._threads = _threads_param(threads)
+        self._min_bytes = MIN_BYTES_PER_THREAD if min_bytes_per_thread is None \
+            else max(1, min_bytes_per_thread)
         get_buf(key, &kb)
         try:
             get_buf(nonce, &nb)
@@ -566,7 +569,7 @@ cdef class ChaCha20Cipher:
             if overlaps(src, dst, ib.len):
                 tmp = PyBytes_FromStringAndSize(<char*>src, ib.len)
                 src = <const uint8_t*>PyBytes_AS_STRING(tmp)
-            if self._threads > 1 and ib.len >= 2 * MIN_BYTES_PER_THREAD:
+            if self._threads > 1 and ib.len >= 2 * self._min_bytes:
                 self._threaded(src, dst, ib.len)
             elif ib.len >= GIL_THRESHOLD:
                 with nogil:
@@ -590,7 +593,9 @@ cdef class ChaCha20Cipher:
         dst += head
         n -= head
         nblocks = n >> 6
-        nthreads = min(<size_t>self._threads, n // MIN_BYTES_PER_THREAD)
+        nthreads = min(<size_t>self._threads, n // self._min_bytes)
+        if nthreads < 1:
+            nthreads = 1
         per = (nblocks + nthreads - 1) // nthreads
         first = self.s.used
         workers = []
@@ -617,6 +622,7 @@ cdef class ChaCha20Cipher:
     def seek(self, position):
         """Move to absolute byte ``position`` in the key stream."""
         block, offset = divmod(position, 64)
+        block & 0xFFFFFFFF        # TypeError for a non-integer, as pycryptodome
         if position < 0:
             raise OverflowError("can't convert negative number to unsigned")
         if block > self.s.last:
@@ -1227,6 +1233,23 @@ cdef class ChaCha20Poly1305Cipher:
         """Like verify(), for a hexadecimal tag."""
         from binascii import unhexlify
         self.verify(unhexlify(hex_mac_tag))
+
+    @property
+    def _cipher(self):
+        """pycryptodome's inner ChaCha20 object, mirrored for its ``seek()``
+        only: ``_cipher.seek(position)`` moves the key stream (position 64 is
+        where encryption starts), as in pycryptodome."""
+        from types import SimpleNamespace
+        return SimpleNamespace(seek=self._seek_key_stream)
+
+    def _seek_key_stream(self, position):
+        block, offset = divmod(position, 64)
+        block & 0xFFFFFFFF        # TypeError for a non-integer, as pycryptodome
+        if position < 0:
+            raise OverflowError("can't convert negative number to unsigned")
+        if block > self.s.last:
+            raise ValueError("Error 11 while seeking with ChaCha20")
+        stream_seek(&self.s, <uint64_t>block, <uint32_t>offset)
 
     def encrypt_and_digest(self, plaintext):
         """(ciphertext, tag) in one step."""
