@@ -13,10 +13,11 @@ names the one new objects use; ``POLY1305X_BACKEND`` picks one at import.
 from poly1305x._dispatch import backend, backends, cpu_features, set_backend
 from poly1305x._errors import AlreadyFinalized, InvalidSignature, InvalidTag, MessageTooLongError
 from poly1305x import ChaCha20, ChaCha20_Poly1305, Poly1305, aead, mac  # noqa: E402
+from poly1305x._install import install, uninstall  # noqa: E402
 
 __version__ = "0.1.0"
 __all__ = [
     "AlreadyFinalized", "ChaCha20", "ChaCha20_Poly1305", "InvalidSignature", "InvalidTag",
-    "MessageTooLongError", "Poly1305", "aead", "backend", "backends", "cpu_features", "mac",
-    "set_backend", "__version__",
+    "MessageTooLongError", "Poly1305", "aead", "backend", "backends", "cpu_features", "install", "mac",
+    "set_backend", "uninstall", "__version__",
 ]

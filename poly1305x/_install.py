@@ -1,0 +1,177 @@
+"""Drop-in mode: serve ``Crypto.Hash.Poly1305``, ``Crypto.Cipher.ChaCha20`` and
+``Crypto.Cipher.ChaCha20_Poly1305`` (and their ``Cryptodome.`` twins from
+pycryptodomex) from poly1305x, for code that is not changed.
+
+>>> import poly1305x
+>>> poly1305x.install()                       # doctest: +SKIP
+>>> from Crypto.Cipher import ChaCha20_Poly1305   # poly1305x.ChaCha20_Poly1305
+>>> poly1305x.uninstall()                     # doctest: +SKIP
+
+What :func:`install` changes, for each of the two package families that can be
+imported:
+
+1. ``sys.modules[name]`` and the attribute of the parent package
+   (``Crypto.Cipher.ChaCha20``...) now give poly1305x's module, so every later
+   ``import`` / ``from ... import`` binds poly1305x;
+2. pycryptodome's own module objects are patched in place: their ``new``
+   function and their object class (``ChaCha20Cipher``, ``Poly1305_MAC``,
+   ``ChaCha20Poly1305Cipher``) become poly1305x's.  Code that bound the module
+   object before ``install()`` (``from Crypto.Cipher import ChaCha20_Poly1305``
+   at the top of a library) reaches poly1305x on its next ``new(...)``.
+
+Only a reference to pycryptodome's ``new`` *function* taken before
+``install()`` (``from Crypto.Cipher.ChaCha20 import new``) keeps running
+pycryptodome's ``new``; as it builds its object through the (patched) class of
+its module, the object it returns is poly1305x's all the same.  A reference to
+one of pycryptodome's classes taken before ``install()`` stays pycryptodome's
+class (``isinstance`` against it is False for poly1305x objects), and objects
+created before ``install()`` stay pycryptodome's objects.
+
+:func:`uninstall` puts everything back: the ``sys.modules`` entries, the
+package attributes and the patched names (a name that someone else rebound
+since ``install()`` is left alone).  Both functions are idempotent and
+thread-safe.
+
+Whole-program use: set ``POLY1305X_INSTALL=1`` and import poly1305x early, or
+put the ``sitecustomize`` recipe of docs/compatibility.md on ``sys.path``.
+"""
+import importlib
+import os
+import sys
+import threading
+import warnings
+
+__all__ = ["install", "uninstall", "installed"]
+
+#: The package families that carry pycryptodome's API.
+_FAMILIES = ("Crypto", "Cryptodome")
+
+#: Sub-module of a family -> (poly1305x module, names patched in place).
+_MODULES = {
+    "Hash.Poly1305": ("poly1305x.Poly1305", ("new", "Poly1305_MAC")),
+    "Cipher.ChaCha20": ("poly1305x.ChaCha20", ("new", "ChaCha20Cipher")),
+    "Cipher.ChaCha20_Poly1305": ("poly1305x.ChaCha20_Poly1305", ("new", "ChaCha20Poly1305Cipher")),
+}
+
+_MISSING = object()
+_lock = threading.RLock()
+# One record per replaced module name, in install order:
+# (full name, original module, previous sys.modules entry, previous package
+#  attribute, {patched name: (original value, poly1305x value)})
+_records = []
+
+
+def installed():
+    """The module names that poly1305x serves now (empty when not installed)."""
+    with _lock:
+        return tuple(rec[0] for rec in _records)
+
+
+def _load_family(family):
+    """pycryptodome's three original modules of one family, by sub-name; raises
+    ImportError when the family is not importable (or lacks one of them)."""
+    originals = {}
+    for sub in _MODULES:
+        name = f"{family}.{sub}"
+        current = sys.modules.get(name)
+        ours = _MODULES[sub][0]
+        if current is not None and current is sys.modules.get(ours):
+            raise ImportError(f"{name} is poly1305x's module already (replaced outside install())")
+        originals[sub] = importlib.import_module(name)
+    return originals
+
+
+def install():
+    """Make pycryptodome's Poly1305, ChaCha20 and ChaCha20_Poly1305 modules (and
+    pycryptodomex's ``Cryptodome.`` twins) poly1305x's, for code that imported
+    them before as well as after this call.
+
+    Returns the names of the modules that poly1305x now serves.  Calling it
+    again changes nothing.  Raises ImportError, with the reason, when neither
+    pycryptodome nor pycryptodomex can be imported."""
+    with _lock:
+        if _records:
+            return installed()
+        ours = {sub: importlib.import_module(mod) for sub, (mod, _) in _MODULES.items()}
+        loaded, reasons = {}, []
+        for family in _FAMILIES:
+            try:
+                loaded[family] = _load_family(family)
+            except ImportError as exc:
+                reasons.append(f"{family}: {exc}")
+        if not loaded:
+            raise ImportError(
+                "poly1305x.install() stands in for pycryptodome, but neither pycryptodome "
+                "(package 'Crypto') nor pycryptodomex (package 'Cryptodome') can be imported ("
+                + "; ".join(reasons) + "). Install one (pip install pycryptodome), or use "
+                "poly1305x's modules directly: from poly1305x import ChaCha20_Poly1305")
+        try:
+            for family, originals in loaded.items():
+                for sub, original in originals.items():
+                    _swap(f"{family}.{sub}", original, ours[sub], _MODULES[sub][1])
+        except BaseException:
+            _undo()
+            raise
+        return installed()
+
+
+def _swap(name, original, mine, patch_names):
+    parent_name, _, leaf = name.rpartition(".")
+    parent = sys.modules[parent_name]
+    patched = {}
+    for attr in patch_names:
+        old = original.__dict__.get(attr, _MISSING)
+        new = getattr(mine, attr)
+        patched[attr] = (old, new)
+    # Record first, so that _undo() can restore a half-done swap.
+    _records.append((name, original, sys.modules.get(name, _MISSING),
+                     parent.__dict__.get(leaf, _MISSING), patched))
+    for attr, (_, new) in patched.items():
+        setattr(original, attr, new)
+    sys.modules[name] = mine
+    setattr(parent, leaf, mine)
+
+
+def _undo():
+    while _records:
+        name, original, prev_module, prev_attr, patched = _records.pop()
+        for attr, (old, new) in patched.items():
+            if original.__dict__.get(attr, _MISSING) is new:   # not rebound since
+                if old is _MISSING:
+                    delattr(original, attr)
+                else:
+                    setattr(original, attr, old)
+        mine = importlib.import_module(_MODULES[name.split(".", 1)[1]][0])
+        if sys.modules.get(name) is mine:
+            if prev_module is _MISSING:
+                del sys.modules[name]
+            else:
+                sys.modules[name] = prev_module
+        parent_name, _, leaf = name.rpartition(".")
+        parent = sys.modules.get(parent_name)
+        if parent is not None and parent.__dict__.get(leaf, _MISSING) is mine:
+            if prev_attr is _MISSING:
+                delattr(parent, leaf)
+            else:
+                setattr(parent, leaf, prev_attr)
+
+
+def uninstall():
+    """Undo :func:`install`: pycryptodome's modules, package attributes and
+    functions are back.  Does nothing when poly1305x is not installed."""
+    with _lock:
+        _undo()
+
+
+def _env_hook():
+    """POLY1305X_INSTALL=1 (any value but empty or 0): install() when poly1305x
+    is imported.  A failure is a warning, never an error of ``import poly1305x``."""
+    if os.environ.get("POLY1305X_INSTALL", "").strip() in ("", "0"):
+        return
+    try:
+        install()
+    except ImportError as exc:
+        warnings.warn(f"POLY1305X_INSTALL is set, but {exc}", RuntimeWarning, stacklevel=3)
+
+
+_env_hook()
