@@ -97,7 +97,7 @@ def install():
         for family in _FAMILIES:
             try:
                 loaded[family] = _load_family(family)
-            except ImportError as exc:
+            except (ImportError, OSError) as exc:   # OSError: its C libraries did not load
                 reasons.append(f"{family}: {exc}")
         if not loaded:
             raise ImportError(
@@ -170,7 +170,7 @@ def _env_hook():
         return
     try:
         install()
-    except ImportError as exc:
+    except Exception as exc:
         warnings.warn(f"POLY1305X_INSTALL is set, but {exc}", RuntimeWarning, stacklevel=3)
 
 
