@@ -18,6 +18,7 @@ the private part of OpenSSH key files; ``keyfile_seal``/``keyfile_open`` do that
 """
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_FromStringAndSize
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+from cpython.long cimport PyLong_Check
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
@@ -162,6 +163,8 @@ cdef bint open_core(const stream_t* main, const stream_t* hdr, uint32_t seqnr, s
 
 cdef inline uint32_t to_seqnr(object seqnr) except? 0xFFFFFFFF:
     cdef unsigned long long v
+    if not PyLong_Check(seqnr):
+        raise TypeError("seqnr must be an int, not %s" % type(seqnr).__name__)
     try:
         v = seqnr
     except OverflowError:
