@@ -59,23 +59,7 @@ cdef extern from "_simd.h" nogil:
 
     # ---- chacha20 section (owned by the ChaCha20 kernels) ---------------------
     # (_mm256_and/or_si256 and _mm256_unpack*_epi64 are declared above.)
-    # SSE2/SSSE3 (VEX-encoded under -mavx2): the 4-block path
-    __m128i _mm_set1_epi32(int a)
-    __m128i _mm_setr_epi32(int e0, int e1, int e2, int e3)
-    __m128i _mm_setr_epi8(char e0, char e1, char e2, char e3, char e4, char e5, char e6, char e7, char e8, char e9, char e10, char e11, char e12, char e13, char e14, char e15)
-    __m128i _mm_add_epi32(__m128i a, __m128i b)
-    __m128i _mm_xor_si128(__m128i a, __m128i b)
-    __m128i _mm_or_si128(__m128i a, __m128i b)
-    __m128i _mm_and_si128(__m128i a, __m128i b)
-    __m128i _mm_andnot_si128(__m128i a, __m128i b)
-    __m128i _mm_slli_epi32(__m128i a, int imm)
-    __m128i _mm_srli_epi32(__m128i a, int imm)
-    __m128i _mm_shuffle_epi8(__m128i a, __m128i b)
-    __m128i _mm_unpacklo_epi32(__m128i a, __m128i b)
-    __m128i _mm_unpackhi_epi32(__m128i a, __m128i b)
-    __m128i _mm_unpacklo_epi64(__m128i a, __m128i b)
-    __m128i _mm_unpackhi_epi64(__m128i a, __m128i b)
-    # AVX2: the 8-block path
+    # AVX2: the 8-block vertical and the 1-4-block horizontal paths
     __m256i _mm256_set1_epi32(int a)
     __m256i _mm256_setr_epi32(int e0, int e1, int e2, int e3, int e4, int e5, int e6, int e7)
     __m256i _mm256_setr_epi8(char e0, char e1, char e2, char e3, char e4, char e5, char e6, char e7, char e8, char e9, char e10, char e11, char e12, char e13, char e14, char e15, char e16, char e17, char e18, char e19, char e20, char e21, char e22, char e23, char e24, char e25, char e26, char e27, char e28, char e29, char e30, char e31)
@@ -88,6 +72,7 @@ cdef extern from "_simd.h" nogil:
     __m256i _mm256_unpacklo_epi32(__m256i a, __m256i b)
     __m256i _mm256_unpackhi_epi32(__m256i a, __m256i b)
     __m256i _mm256_permute2x128_si256(__m256i a, __m256i b, int imm)
+    __m256i _mm256_shuffle_epi32(__m256i a, int imm)
     # AVX-512F (+VL for the 256-bit rotate): the 16- and 8-block paths
     __m256i _mm256_rol_epi32(__m256i a, int imm)
     __m512i _mm512_set1_epi32(int a)
