@@ -357,10 +357,10 @@ def test_backend_taken_at_creation():
         poly1305x.set_backend(before)
 
 
-# -- Poly1305-Serpent through a callable (only when pyserpent is installed) ----------
+# -- Poly1305-Serpent through a callable (pyserpent is in the test extra) -----------
 
 def test_poly1305_serpent_callable():
-    serpent = pytest.importorskip("pyserpent.serpent")
+    from pyserpent import serpent
 
     def serpent_block(key, block):
         return serpent.Serpent(bytes(key)).encrypt(bytes(block))
