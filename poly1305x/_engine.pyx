@@ -694,6 +694,36 @@ cdef void mac_lengths(mac_t* c, uint64_t aad_len, uint64_t ct_len) noexcept nogi
     mac_update(c, lens, 16)
 
 
+cdef void aead_crypt(stream_t* s, mac_t* c, const uint8_t* src, uint8_t* dst, size_t n,
+                     bint enc) noexcept nogil:
+    """Encrypt (MAC dst) or decrypt (MAC src first) n bytes.  When the key
+    stream and the MAC are both at a block boundary, whole 64-byte blocks go
+    through the backend's one-pass kernel if it has one; otherwise, and for
+    the rest, the cipher and the MAC run in turn over SLICE-sized pieces while
+    the data is still in cache."""
+    cdef size_t nb, chunk
+    if s.k.chacha20_poly1305 != NULL and s.ks_off == 64 and c.buflen == 0 and n >= 64:
+        nb = n >> 6
+        if stream_can(s, nb << 6):
+            stream_set_ctr(s, s.used)
+            s.k.chacha20_poly1305(s.st, &c.st, src, dst, nb, enc)
+            stream_advance(s, nb)
+            src += nb << 6
+            dst += nb << 6
+            n -= nb << 6
+    while n:
+        chunk = n if n < SLICE else SLICE
+        if enc:
+            stream_xor(s, src, dst, chunk)
+            mac_update(c, dst, chunk)
+        else:
+            mac_update(c, src, chunk)
+            stream_xor(s, src, dst, chunk)
+        src += chunk
+        dst += chunk
+        n -= chunk
+
+
 # Up to this many bytes, one kernel call makes the Poly1305 key block together
 # with the whole key stream of the message (7 blocks + block 0 fits the 8-lane
 # AVX2 batch).
@@ -708,7 +738,7 @@ cdef void aead_seal(const kernel_table* k, const uint8_t* key32, const uint8_t* 
     cdef stream_t s
     cdef mac_t c
     cdef uint8_t tmp[SHORT_AEAD + 64]
-    cdef size_t off, chunk
+    cdef size_t i
     stream_init(&s, k, key32, nonce12, 12)
     if n <= SHORT_AEAD:
         memset(tmp, 0, 64)
@@ -727,12 +757,7 @@ cdef void aead_seal(const kernel_table* k, const uint8_t* key32, const uint8_t* 
         wipe(tmp, 64)
         mac_update(&c, aad, alen)
         mac_pad16(&c)
-        off = 0
-        while off < n:
-            chunk = n - off if n - off < SLICE else SLICE
-            stream_xor(&s, pt + off, ct + off, chunk)
-            mac_update(&c, ct + off, chunk)
-            off += chunk
+        aead_crypt(&s, &c, pt, ct, n, True)
     mac_pad16(&c)
     mac_lengths(&c, alen, n)
     mac_final(&c, tag)
@@ -750,7 +775,7 @@ cdef bint aead_open(const kernel_table* k, const uint8_t* key32, const uint8_t* 
     cdef mac_t c
     cdef uint8_t tmp[SHORT_AEAD + 64]
     cdef uint8_t mine[16]
-    cdef size_t off, chunk, i
+    cdef size_t i
     cdef bint ok
     stream_init(&s, k, key32, nonce12, 12)
     if n <= SHORT_AEAD:
@@ -774,12 +799,7 @@ cdef bint aead_open(const kernel_table* k, const uint8_t* key32, const uint8_t* 
         wipe(tmp, 64)
         mac_update(&c, aad, alen)
         mac_pad16(&c)
-        off = 0
-        while off < n:
-            chunk = n - off if n - off < SLICE else SLICE
-            mac_update(&c, ct + off, chunk)
-            stream_xor(&s, ct + off, pt + off, chunk)
-            off += chunk
+        aead_crypt(&s, &c, ct, pt, n, False)
         mac_pad16(&c)
         mac_lengths(&c, alen, n)
         mac_final(&c, mine)
@@ -1169,16 +1189,7 @@ cdef class ChaCha20Poly1305Cipher:
         return result
 
     cdef void _crypt(self, const uint8_t* src, uint8_t* dst, size_t n, bint enc) noexcept nogil:
-        cdef size_t off = 0, chunk
-        while off < n:
-            chunk = n - off if n - off < SLICE else SLICE
-            if enc:
-                stream_xor(&self.s, src + off, dst + off, chunk)
-                mac_update(&self.c, dst + off, chunk)
-            else:
-                mac_update(&self.c, src + off, chunk)
-                stream_xor(&self.s, src + off, dst + off, chunk)
-            off += chunk
+        aead_crypt(&self.s, &self.c, src, dst, n, enc)
 
     def encrypt(self, plaintext, output=None):
         """Encrypt a piece of data; returns bytes, or None with ``output``."""
