@@ -195,7 +195,9 @@ cdef class PacketCipher:
     cdef stream_t main      # K_2 = key[0:32]: Poly1305 keys and payload
     cdef stream_t hdr       # K_1 = key[32:64]: the 4-byte length
 
-    def __init__(self, key64):
+    def __cinit__(self, key64):
+        # __cinit__, not __init__: the key cannot be changed under threads that
+        # share the object by calling __init__ again.
         cdef buf_t kb
         cdef uint8_t zero[8]
         cdef const kernel_table* k = active_kernels()

@@ -51,6 +51,7 @@ DEFAULT_MAX_ROUNDS = 5000
 SALT_SIZE = 16          # what ssh-keygen writes
 MAX_SALT = 1024         # what we read
 MAX_KEY_FILE = 1 << 20  # bytes of PEM text; an RSA-16384 key is about 12 KiB
+MAX_MPINT = 16384 // 8  # as OpenSSH (SSHBUF_MAX_BIGNUM): bounds the key checks' cost
 _U32 = struct.Struct(">I")
 
 # name: (key length, iv length, block size, tag length)
@@ -130,6 +131,8 @@ class _Reader:
         body = self.string(name)
         if len(body) and body[0] & 0x80:
             self._fail(f"{name} is negative")
+        if len(body) > MAX_MPINT + 1 or (len(body) == MAX_MPINT + 1 and body[0]):
+            self._fail(f"{name} is longer than {8 * MAX_MPINT} bits")
         return int.from_bytes(body, "big"), self.buf[start:self.pos]
 
     def name(self, name, limit=64):
@@ -667,7 +670,8 @@ def encrypt(data, passphrase, cipher="chacha20-poly1305@openssh.com", rounds=16)
         raise ValueError(f"rounds must be in 1..{DEFAULT_MAX_ROUNDS}")
     if cipher != "none":
         if passphrase is None or len(passphrase) == 0:
-            raise ValueError("an empty passphrase: use cipher='none' for an unencrypted key")
+            raise ValueError("an empty passphrase: give one, or use cipher='none' for an "
+                             "unencrypted key")
         if not isinstance(passphrase, (str, bytes, bytearray, memoryview)):
             raise TypeError("passphrase must be str or bytes")
     f = _parse_outer(data, DEFAULT_MAX_ROUNDS)
@@ -904,7 +908,7 @@ def _main(argv=None):
         if output != "-":
             print(f"wrote {output}", file=sys.stderr)
         return 0
-    except (ValueError, ImportError) as exc:
+    except (ValueError, ImportError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

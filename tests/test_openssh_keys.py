@@ -493,26 +493,53 @@ def test_unknown_cipher_kdf_and_key_count(keys):
         openssh.decrypt(armour(two), None)
 
 
+def swap_public(pem, other_pem):
+    """pem with its unencrypted public key replaced by other_pem's."""
+    blob = binary(pem)
+    r = openssh._Reader(blob, "t")
+    r.take(len(openssh.MAGIC), "m")
+    for _ in range(3):
+        r.string("x")
+    r.u32("n")
+    start = r.pos
+    r.string("pub")
+    other_pub = openssh._s(openssh._parse_outer(other_pem, 64).pub)
+    return armour(blob[:start] + other_pub + blob[r.pos:])
+
+
 def test_public_key_mismatch_detected(keys):
     """The unencrypted public key replaced by another valid key of the same
     type: the tag cannot see it, the comparison with the private key does."""
-    blob = binary(keys.small)
-    r1 = openssh._Reader(blob, "t")
-    r1.take(len(openssh.MAGIC), "m")
-    for _ in range(3):
-        r1.string("x")
-    r1.u32("n")
-    pk_start = r1.pos
-    r1.string("pub")
-    pk_end = r1.pos
-    other_pub = openssh._s(openssh._parse_outer(keys.plain["ed25519"], 64).pub)
-    swapped = blob[:pk_start] + other_pub + blob[pk_end:]
+    swapped = swap_public(keys.small, keys.plain["ed25519"])
     with pytest.raises(ValueError, match="public key does not match"):
-        openssh.decrypt(armour(swapped), "flip")
+        openssh.decrypt(swapped, "flip")
     # public_key_line() without a passphrase cannot tell; with one it can
-    assert openssh.public_key_line(armour(swapped)).startswith("ssh-ed25519 ")
+    assert openssh.public_key_line(swapped).startswith("ssh-ed25519 ")
+    with pytest.raises(ValueError, match="public key does not match"):
+        openssh.public_key_line(swapped, "flip")
+    with pytest.raises(ValueError, match="public key does not match"):
+        openssh.load_private_key(swapped, "flip")
+
+
+def test_decrypted_bytes_are_wiped(keys, monkeypatch):
+    """The decrypted private section is zeroed after use, on success and
+    when a check after decryption fails."""
+    captured = []
+    real = openssh.keyfile_open
+
+    def spy(key, data):
+        out = real(key, data)
+        captured.append(out)
+        return out
+
+    monkeypatch.setattr(openssh, "keyfile_open", spy)
+    assert openssh.decrypt(keys.small, "flip")
+    assert openssh.load_private_key(keys.small, "flip")
+    assert openssh.public_key_line(keys.small, "flip")
     with pytest.raises(ValueError):
-        openssh.public_key_line(armour(swapped), "flip")
+        openssh.decrypt(swap_public(keys.small, keys.plain["ed25519"]), "flip")
+    assert len(captured) == 4
+    assert all(len(b) > 64 and not any(b) for b in captured)
 
 
 def test_inconsistent_private_key_detected(keys):
