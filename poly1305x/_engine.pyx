@@ -696,21 +696,11 @@ cdef void mac_lengths(mac_t* c, uint64_t aad_len, uint64_t ct_len) noexcept nogi
 
 cdef void aead_crypt(stream_t* s, mac_t* c, const uint8_t* src, uint8_t* dst, size_t n,
                      bint enc) noexcept nogil:
-    """Encrypt (MAC dst) or decrypt (MAC src first) n bytes.  When the key
-    stream and the MAC are both at a block boundary, whole 64-byte blocks go
-    through the backend's one-pass kernel if it has one; otherwise, and for
-    the rest, the cipher and the MAC run in turn over SLICE-sized pieces while
-    the data is still in cache."""
-    cdef size_t nb, chunk
-    if s.k.chacha20_poly1305 != NULL and s.ks_off == 64 and c.buflen == 0 and n >= 64:
-        nb = n >> 6
-        if stream_can(s, nb << 6):
-            stream_set_ctr(s, s.used)
-            s.k.chacha20_poly1305(s.st, &c.st, src, dst, nb, enc)
-            stream_advance(s, nb)
-            src += nb << 6
-            dst += nb << 6
-            n -= nb << 6
+    """Encrypt (MAC dst) or decrypt (MAC src first) n bytes: the cipher and
+    the MAC run in turn over SLICE-sized pieces, so the MAC reads what the
+    cipher just wrote while it is still in cache.  (A one-pass, stitched
+    kernel was tried on Zen 3 with AVX2 and lost to this; see the notes.)"""
+    cdef size_t chunk
     while n:
         chunk = n if n < SLICE else SLICE
         if enc:

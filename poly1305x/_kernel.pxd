@@ -46,21 +46,9 @@ ctypedef void (*chacha20_xor_fn)(uint32_t* state16, const uint8_t* src,
                                  uint8_t* dst, size_t nblocks) noexcept nogil
 
 
-# ChaCha20-Poly1305 in one pass ("stitched"): XOR nblocks 64-byte key-stream
-# blocks into src -> dst exactly as chacha20_xor does (same counter rules), and
-# absorb the ciphertext -- dst when enc is 1, src when enc is 0 -- into st as
-# 4*nblocks full Poly1305 blocks (hibit 1).  src may equal dst (the ciphertext
-# is absorbed before it is overwritten when decrypting).  A backend without
-# one leaves the table entry NULL and the engine runs the two loops in turn.
-ctypedef void (*chacha20_poly1305_fn)(uint32_t* state16, poly1305_state* st,
-                                      const uint8_t* src, uint8_t* dst,
-                                      size_t nblocks, int enc) noexcept nogil
-
-
 ctypedef struct kernel_table:
     const char* name
     # A vector kernel decides itself where it pays: below its threshold, and for
     # its leftover blocks, it hands the work to the portable scalar loop.
     poly1305_blocks_fn poly1305_blocks
     chacha20_xor_fn chacha20_xor
-    chacha20_poly1305_fn chacha20_poly1305     # may be NULL

@@ -291,13 +291,11 @@ cdef kernel_table TABLE_PORTABLE
 TABLE_PORTABLE.name = b"portable"
 TABLE_PORTABLE.poly1305_blocks = poly1305_blocks_portable
 TABLE_PORTABLE.chacha20_xor = chacha20_xor_portable
-TABLE_PORTABLE.chacha20_poly1305 = NULL
 
 cdef kernel_table TABLE_PORTABLE26
 TABLE_PORTABLE26.name = b"portable26"
 TABLE_PORTABLE26.poly1305_blocks = poly1305_blocks_portable26
 TABLE_PORTABLE26.chacha20_xor = chacha20_xor_portable
-TABLE_PORTABLE26.chacha20_poly1305 = NULL
 
 #: True when the base-2^64 loop has a native 64x64->128 multiply.
 HAVE_INT128 = bool(P1305X_HAVE_INT128)

@@ -20,7 +20,6 @@ cdef kernel_table TABLE
 TABLE.name = b"avx2"
 TABLE.poly1305_blocks = poly1305_blocks_avx2
 TABLE.chacha20_xor = chacha20_xor_avx2
-TABLE.chacha20_poly1305 = NULL
 
 
 def kernel_tables():

@@ -30,7 +30,6 @@ cdef kernel_table TABLE
 TABLE.name = P1305X_TABLE_NAME
 TABLE.poly1305_blocks = poly1305_blocks_avx512
 TABLE.chacha20_xor = chacha20_xor_avx512
-TABLE.chacha20_poly1305 = NULL
 
 
 def kernel_tables():
