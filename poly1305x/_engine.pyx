@@ -69,6 +69,26 @@ cdef void put_buf(buf_t* b) noexcept:
         b.held = False
 
 
+cdef int enter(bint* busy, object obj) except -1:
+    """Mark a stateful object in use for a call that may release the GIL, or
+    raise if another thread is inside such a call on it.  Check and set run
+    under the GIL with no Python code between them, so they are atomic."""
+    if busy[0]:
+        raise RuntimeError(f"this {type(obj).__name__} object is being used by another "
+                           "thread (use one object per thread, or a lock)")
+    busy[0] = True
+    return 0
+
+
+cdef int check_idle(bint busy, object obj) except -1:
+    """For calls that never release the GIL: refuse to touch the state while
+    another thread's call on the object has released it."""
+    if busy:
+        raise RuntimeError(f"this {type(obj).__name__} object is being used by another "
+                           "thread (use one object per thread, or a lock)")
+    return 0
+
+
 cdef int get_fixed(object obj, buf_t* b, size_t n, str what) except -1:
     get_buf(obj, b)
     if b.len != n:
@@ -173,12 +193,15 @@ cdef class _MacBase:
     """A Poly1305 state plus the backend it was created on."""
     cdef mac_t c
     cdef bint done
+    cdef bint busy             # a call on another thread has released the GIL
     cdef uint8_t tag[16]
 
     cdef int _absorb(self, object data) except -1:
         cdef buf_t b
-        get_buf(data, &b)
+        enter(&self.busy, self)
+        b.held = False
         try:
+            get_buf(data, &b)
             if b.len >= GIL_THRESHOLD:
                 with nogil:
                     mac_update(&self.c, b.ptr, b.len)
@@ -186,13 +209,15 @@ cdef class _MacBase:
                 mac_update(&self.c, b.ptr, b.len)
         finally:
             put_buf(&b)
+            self.busy = False
         return 0
 
     cdef bytes _tag(self):
         if not self.done:
+            check_idle(self.busy, self)
             mac_final(&self.c, self.tag)
             self.done = True
-            wipe(&self.c.st.r, 32)
+            mac_wipe(&self.c)      # r, s, the accumulator and the powers of r
         return PyBytes_FromStringAndSize(<char*>self.tag, 16)
 
     cdef bint _equal(self, object tag) except -1:
@@ -487,6 +512,7 @@ cdef class ChaCha20Cipher:
     :ivar nonce: the 8-, 12- or 24-byte nonce"""
     block_size = 1
     cdef stream_t s
+    cdef bint busy             # a call on another thread has released the GIL
     cdef int next_ops          # 1: encrypt allowed, 2: decrypt allowed
     cdef public object nonce
     cdef readonly str _name
@@ -553,18 +579,20 @@ cdef class ChaCha20Cipher:
         cdef object result = None
         cdef object tmp = None
         cdef const uint8_t* src
-        get_buf(data, &ib)
-        ob.held = False
+        enter(&self.busy, self)
+        ib.held = ob.held = False
         try:
+            get_buf(data, &ib)
+            # before allocating the output: 2^38 bytes is this error, not MemoryError
+            if not stream_can(&self.s, ib.len):
+                raise MessageTooLongError(
+                    "The key stream of %s is exhausted for this nonce" % self._name)
             if output is None:
                 result = new_bytes(ib.len, &dst)
             else:
                 writable_output(output, &ob, ib.len,
                                 "output must have the same length as the input  (%d bytes)")
                 dst = <uint8_t*>ob.ptr
-            if not stream_can(&self.s, ib.len):
-                raise MessageTooLongError(
-                    "The key stream of %s is exhausted for this nonce" % self._name)
             src = ib.ptr
             if overlaps(src, dst, ib.len):
                 tmp = PyBytes_FromStringAndSize(<char*>src, ib.len)
@@ -579,6 +607,7 @@ cdef class ChaCha20Cipher:
         finally:
             put_buf(&ob)
             put_buf(&ib)
+            self.busy = False
         return result
 
     cdef int _threaded(self, const uint8_t* src, uint8_t* dst, size_t n) except -1:
@@ -627,6 +656,7 @@ cdef class ChaCha20Cipher:
             raise OverflowError("can't convert negative number to unsigned")
         if block > self.s.last:
             raise ValueError("Error 11 while seeking with %s" % self._name)
+        check_idle(self.busy, self)
         stream_seek(&self.s, <uint64_t>block, <uint32_t>offset)
 
 
@@ -734,11 +764,11 @@ cdef void aead_seal(const kernel_table* k, const uint8_t* key32, const uint8_t* 
         memset(tmp, 0, 64)
         memcpy(tmp + 64, pt, n)
         k.chacha20_xor(s.st, tmp, tmp, 1 + ((n + 63) >> 6))
-        memcpy(ct, tmp + 64, n)
         mac_init(&c, k, tmp, tmp + 16)
-        mac_update(&c, aad, alen)
+        mac_update(&c, aad, alen)     # before ct is written: aad may share its buffer
         mac_pad16(&c)
-        mac_update(&c, ct, n)
+        mac_update(&c, tmp + 64, n)
+        memcpy(ct, tmp + 64, n)
         wipe(tmp, 64 + n)
     else:
         k.chacha20_xor(s.st, NULL, tmp, 1)
@@ -899,8 +929,8 @@ cdef object seal_call(const kernel_table* k, const uint8_t* key, size_t nonce_le
                 aead_seal(k, subkey, n12, aad, alen, src, dst, db.len, dst + db.len)
         else:
             aead_seal(k, subkey, n12, aad, alen, src, dst, db.len, dst + db.len)
-        wipe(subkey, 32)
     finally:
+        wipe(subkey, 32)           # also when an error left the call early
         put_buf(&ob)
         put_buf(&ab)
         put_buf(&db)
@@ -932,6 +962,8 @@ cdef object open_call(const kernel_table* k, const uint8_t* key, size_t nonce_le
         if db.len < 16:
             raise InvalidTag()
         n = db.len - 16
+        if n > AEAD_MAX:            # no such message exists: no 2^38-byte allocation
+            raise InvalidTag()
         if output is None:
             result = new_bytes(n, &dst)
         else:
@@ -947,17 +979,15 @@ cdef object open_call(const kernel_table* k, const uint8_t* key, size_t nonce_le
         if overlaps(src, dst, db.len):
             tmp = PyBytes_FromStringAndSize(<char*>src, db.len)
             src = <const uint8_t*>PyBytes_AS_STRING(tmp)
-        if n > AEAD_MAX:
-            ok = False
-        elif n + alen >= GIL_THRESHOLD:
+        if n + alen >= GIL_THRESHOLD:
             with nogil:
                 ok = aead_open(k, subkey, n12, aad, alen, src, dst, n, src + n)
         else:
             ok = aead_open(k, subkey, n12, aad, alen, src, dst, n, src + n)
-        wipe(subkey, 32)
         if not ok:
             raise InvalidTag()
     finally:
+        wipe(subkey, 32)           # also when an error left the call early
         put_buf(&ob)
         put_buf(&ab)
         put_buf(&db)
@@ -1072,6 +1102,7 @@ cdef class ChaCha20Poly1305Cipher:
     :ivar nonce: the 8-, 12- or 24-byte nonce"""
     cdef stream_t s
     cdef mac_t c
+    cdef bint busy             # a call on another thread has released the GIL
     cdef uint64_t len_aad, len_ct
     cdef int next_ops
     cdef bint aad_done, finished
@@ -1127,8 +1158,10 @@ cdef class ChaCha20Poly1305Cipher:
         cdef buf_t b
         if not self.next_ops & OP_UPDATE:
             raise TypeError("update() method cannot be called")
-        get_buf(data, &b)
+        enter(&self.busy, self)
+        b.held = False
         try:
+            get_buf(data, &b)
             self.len_aad += b.len
             if b.len >= GIL_THRESHOLD:
                 with nogil:
@@ -1137,6 +1170,7 @@ cdef class ChaCha20Poly1305Cipher:
                 mac_update(&self.c, b.ptr, b.len)
         finally:
             put_buf(&b)
+            self.busy = False
 
     cdef inline void _end_aad(self) noexcept:
         if not self.aad_done:
@@ -1150,17 +1184,19 @@ cdef class ChaCha20Poly1305Cipher:
         cdef object tmp = None
         cdef const uint8_t* src
         cdef size_t n
-        get_buf(data, &ib)
-        ob.held = False
+        enter(&self.busy, self)
+        ib.held = ob.held = False
         try:
+            get_buf(data, &ib)
+            # before allocating the output: 2^38 bytes is this error, not MemoryError
+            if not stream_can(&self.s, ib.len):
+                raise MessageTooLongError("The key stream of ChaCha20 is exhausted for this nonce")
             if output is None:
                 result = new_bytes(ib.len, &dst)
             else:
                 writable_output(output, &ob, ib.len,
                                 "output must have the same length as the input  (%d bytes)")
                 dst = <uint8_t*>ob.ptr
-            if not stream_can(&self.s, ib.len):
-                raise MessageTooLongError("The key stream of ChaCha20 is exhausted for this nonce")
             src = ib.ptr
             if overlaps(src, dst, ib.len):
                 tmp = PyBytes_FromStringAndSize(<char*>src, ib.len)
@@ -1176,6 +1212,7 @@ cdef class ChaCha20Poly1305Cipher:
         finally:
             put_buf(&ob)
             put_buf(&ib)
+            self.busy = False
         return result
 
     cdef void _crypt(self, const uint8_t* src, uint8_t* dst, size_t n, bint enc) noexcept nogil:
@@ -1197,11 +1234,13 @@ cdef class ChaCha20Poly1305Cipher:
 
     cdef bytes _compute_mac(self):
         if not self.finished:
+            check_idle(self.busy, self)
             self._end_aad()
             mac_pad16(&self.c)
             mac_lengths(&self.c, self.len_aad, self.len_ct)
             mac_final(&self.c, self.tag)
             self.finished = True
+            mac_wipe(&self.c)      # the one-time Poly1305 key is no longer needed
         return PyBytes_FromStringAndSize(<char*>self.tag, 16)
 
     def digest(self):
@@ -1250,6 +1289,7 @@ cdef class ChaCha20Poly1305Cipher:
             raise OverflowError("can't convert negative number to unsigned")
         if block > self.s.last:
             raise ValueError("Error 11 while seeking with ChaCha20")
+        check_idle(self.busy, self)
         stream_seek(&self.s, <uint64_t>block, <uint32_t>offset)
 
     def encrypt_and_digest(self, plaintext):
