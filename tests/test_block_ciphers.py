@@ -12,7 +12,7 @@ import poly1305x
 import reference
 from poly1305x import ChaCha20, Poly1305, _dispatch
 
-Crypto_AES = pytest.importorskip("Crypto.Cipher.AES")
+from Crypto.Cipher import AES as Crypto_AES  # noqa: E402
 from Crypto.Cipher import DES, DES3, ARC4, Blowfish, Salsa20  # noqa: E402
 from Crypto.Cipher import ChaCha20 as Crypto_ChaCha20  # noqa: E402
 from Crypto.Hash import Poly1305 as CryptoPoly1305  # noqa: E402
@@ -339,8 +339,7 @@ def test_chacha20_unchanged(cipher, kernel):
 
 
 def test_backend_taken_at_creation():
-    if len(BACKENDS) < 2:
-        pytest.skip("one backend only")
+    assert len(BACKENDS) >= 2, "portable and portable26 are always built"
     before = poly1305x.backend()
     key, nonce, msg = os.urandom(32), os.urandom(16), os.urandom(300)
     want = ref_tag(decrepit.Camellia, key, nonce, msg)

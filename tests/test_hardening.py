@@ -38,29 +38,6 @@ AEAD_MAX = (2**32 - 1) * 64          # RFC 8439: 2^38 - 64 bytes of plaintext
 BUSY = "being used by another thread"
 
 
-def _engine_patched():
-    """Whether the engine has the issue-10 fixes (docs/security.md, "Problems
-    found"): a busy flag on stateful objects, length checks before output
-    allocation, associated data MACed before the output is written.  Until
-    they land, the tests that need them are expected failures; once the
-    engine's source has them, those tests must pass."""
-    src = os.path.join(os.path.dirname(_engine.__file__), "_engine.pyx")
-    try:
-        with open(src, encoding="utf-8") as fh:
-            return "being used by another" in fh.read()
-    except OSError:
-        return True
-
-
-ENGINE_PATCHED = _engine_patched()
-# deterministic failures: strict (an unexpected pass means the marker is stale)
-needs_fix = pytest.mark.xfail(not ENGINE_PATCHED, strict=True,
-                              reason="engine fix from issue 10 not applied yet")
-# races (and allocations the OS may grant): may pass by luck before the fix
-needs_fix_race = pytest.mark.xfail(not ENGINE_PATCHED, strict=False,
-                                   reason="engine busy flag from issue 10 not applied yet")
-
-
 # ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
@@ -78,7 +55,7 @@ def _zero_map(n):
     p = libc.mmap(None, n, mmap.PROT_READ,
                   mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
     if p in (None, ctypes.c_void_p(-1).value):
-        pytest.skip(f"cannot map {n} bytes of address space")
+        raise OSError(ctypes.get_errno(), f"cannot map {n} bytes of address space")
     arr = (ctypes.c_char * n).from_address(p)
     view = memoryview(arr).cast("B")
     # ctypes arrays made from_address export writable buffers; the mapping is
@@ -328,7 +305,6 @@ def _hammer(obj_call, nthreads=4, calls=40):
     return ok, len(busy)
 
 
-@needs_fix_race
 def test_shared_poly1305_never_corrupts(fast_switch):
     key, chunk = bytes(range(32)), os.urandom(CHUNK)
     for make, absorb, tag in (
@@ -345,7 +321,6 @@ def test_shared_poly1305_never_corrupts(fast_switch):
             assert tag(obj) == tag(ref), "the MAC state was corrupted by concurrent update()"
 
 
-@needs_fix_race
 def test_shared_chacha20_never_reuses_key_stream(fast_switch):
     """Two threads encrypting with one ChaCha20 object must never get the same
     key stream (that would be key-stream reuse)."""
@@ -359,7 +334,6 @@ def test_shared_chacha20_never_reuses_key_stream(fast_switch):
             assert sorted(outs) == expected, "key stream handed out twice or skipped"
 
 
-@needs_fix_race
 def test_shared_chacha20_poly1305_cipher_never_corrupts(fast_switch):
     key, nonce, chunk = bytes(range(32)), bytes(12), os.urandom(CHUNK)
     for _ in range(3):
@@ -374,7 +348,6 @@ def test_shared_chacha20_poly1305_cipher_never_corrupts(fast_switch):
         assert tag == ref.digest()
 
 
-@needs_fix_race
 def test_shared_stateful_mixed_methods(fast_switch):
     """seek/digest/verify racing with update/encrypt: each call either runs
     whole or raises the busy error; nothing crashes."""
@@ -582,7 +555,6 @@ def test_aead_associated_data_over_4_gib(default_backend):
         m.close()
 
 
-@needs_fix_race   # not strict: with vm.overcommit_memory=1 the old engine may pass
 def test_aead_limit_2_pow_38():
     """Above 2^38 - 64 bytes of plaintext: encrypt raises OverflowError and
     decrypt InvalidTag, before any output is allocated (no MemoryError)."""
@@ -599,7 +571,6 @@ def test_aead_limit_2_pow_38():
         m.close()
 
 
-@needs_fix_race   # not strict, as above
 @pytest.mark.parametrize("nonce_len", [12, 24])
 def test_stream_longer_than_key_stream_raises(nonce_len):
     """Asking a 32-bit-counter stream for more than 2^38 bytes is the
@@ -704,9 +675,7 @@ def test_aead_overlapping_output(backend, n):
         assert bytes(buf[at + shift:at + shift + n]) == pt, ("open", shift)
 
 
-@pytest.mark.parametrize("n", [pytest.param(0), pytest.param(5, marks=needs_fix),
-                               pytest.param(100, marks=needs_fix),
-                               pytest.param(448, marks=needs_fix), pytest.param(1000)])
+@pytest.mark.parametrize("n", [0, 5, 100, 448, 1000])
 def test_aead_output_overlapping_associated_data(backend, n):
     """The associated data may live in the output buffer (e.g. a packet
     encrypted in place after its header): the tag covers the associated data

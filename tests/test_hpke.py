@@ -190,7 +190,7 @@ def test_mls_reuse_guard_example():
 
 # -- pyhpke ---------------------------------------------------------------------
 
-pyhpke = pytest.importorskip("pyhpke")
+import pyhpke  # noqa: E402
 from pyhpke import AEADId, CipherSuite, KDFId, KEMId  # noqa: E402
 from pyhpke.aead_key_interface import AEADKeyInterface  # noqa: E402
 from pyhpke.keys.chacha20_poly1305_key import ChaCha20Poly1305Key as PyHPKEKey  # noqa: E402
