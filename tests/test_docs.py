@@ -27,9 +27,9 @@ Beyond "does not raise", two things the examples claim are checked:
 Fragments: some how-to pages show fragments that use names the prose defines
 ("``key_c2s``: 64 bytes from the key exchange").  PRELUDE gives them values for
 that page; the prelude runs once, and its names are set again before every
-block.  REQUIRES lists the optional packages and commands a page needs; when
-one is missing the page is skipped, saying which (the test extra and .ci/run
-provide all of them).
+block.  REQUIRES lists the optional packages and commands a page needs; the test
+extra and .ci/run provide all of them, so a missing one fails the page's test
+(saying which) rather than skipping it, as in the rest of the suite.
 
 Skipping a block: put ``<!-- docs-test: skip REASON -->`` on the line before
 its fence.  REASON must be a key of SKIP_REASONS, which says why; a marker
