@@ -1,9 +1,10 @@
 from typing import Any, ClassVar, Optional, Union, overload
 
-from typing_extensions import Buffer
+from typing_extensions import Buffer, disjoint_base
 
 _Writable = Union[bytearray, memoryview]
 
+@disjoint_base
 class _MacBase:
     @property
     def backend(self) -> str: ...
@@ -18,6 +19,7 @@ class Poly1305(_MacBase):
     @staticmethod
     def verify_tag(key: Buffer, data: Buffer, tag: Buffer) -> None: ...
 
+@disjoint_base
 class Poly1305_MAC(_MacBase):
     digest_size: ClassVar[int]
     nonce: Any
@@ -29,6 +31,7 @@ class Poly1305_MAC(_MacBase):
     def verify(self, mac_tag: Buffer) -> None: ...
     def hexverify(self, hex_mac_tag: Union[str, bytes]) -> None: ...
 
+@disjoint_base
 class ChaCha20Cipher:
     block_size: ClassVar[int]
     nonce: Any
@@ -36,7 +39,8 @@ class ChaCha20Cipher:
     def _name(self) -> str: ...
     @property
     def backend(self) -> str: ...
-    def __init__(self, key: Buffer, nonce: Buffer, threads: int = ...) -> None: ...
+    def __init__(self, key: Buffer, nonce: Buffer, threads: int = ...,
+                 min_bytes_per_thread: Optional[int] = ...) -> None: ...
     @overload
     def encrypt(self, plaintext: Buffer, output: None = ...) -> bytes: ...
     @overload
@@ -47,6 +51,7 @@ class ChaCha20Cipher:
     def decrypt(self, ciphertext: Buffer, output: _Writable) -> None: ...
     def seek(self, position: int) -> None: ...
 
+@disjoint_base
 class ChaCha20Poly1305Cipher:
     nonce: Any
     @property
@@ -68,6 +73,7 @@ class ChaCha20Poly1305Cipher:
     def encrypt_and_digest(self, plaintext: Buffer) -> tuple[bytes, bytes]: ...
     def decrypt_and_verify(self, ciphertext: Buffer, received_mac_tag: Buffer) -> bytes: ...
 
+@disjoint_base
 class _AEADKey:
     @property
     def backend(self) -> str: ...

@@ -1,11 +1,16 @@
 """Type stub for poly1305x._ssh: OpenSSH's chacha20-poly1305@openssh.com."""
 from typing import Union
 
+from typing_extensions import Self, disjoint_base
+
+__all__ = ["PacketCipher", "keyfile_open", "keyfile_seal", "KEY_SIZE", "TAG_SIZE"]
+
 _Buffer = Union[bytes, bytearray, memoryview]
 
 KEY_SIZE: int
 TAG_SIZE: int
 
+@disjoint_base
 class PacketCipher:
     """chacha20-poly1305@openssh.com for SSH transport packets (one direction).
 
@@ -14,7 +19,7 @@ class PacketCipher:
     to share between threads.  ``seqnr`` is the caller's uint32 packet counter
     (0..2**32-1, wrapped by the caller; anything else is a ValueError)."""
 
-    def __init__(self, key64: _Buffer) -> None: ...
+    def __new__(cls, key64: _Buffer) -> Self: ...
     @property
     def backend(self) -> str: ...
     def seal(self, seqnr: int, packet: _Buffer) -> bytes:

