@@ -42,7 +42,7 @@ if [ ! -e "$LIBASAN" ] || [ "$LIBASAN" = libasan.so ]; then
     exit 2
 fi
 
-"$PY" - <<'EOF' || "$PY" -m pip install -q "Cython>=3.0.8" "setuptools>=64" wheel
+"$PY" - <<'EOF' || "$PY" -m pip install -q "Cython>=3.0.8" "setuptools>=77" wheel
 import Cython, setuptools  # noqa: F401
 from Cython.Compiler.Version import version
 assert tuple(int(x) for x in version.split(".")[:2]) >= (3, 0)

@@ -20,7 +20,7 @@ if [ -n "${CT_DIR:-}" ]; then
     WORK=$CT_DIR
     rm -rf "$WORK/tests" && cp -r "$ROOT/tests" "$WORK/tests"
 else
-    "$PY" -c "import Cython, setuptools" 2>/dev/null || "$PY" -m pip install -q "Cython>=3.0.8" "setuptools>=64" wheel
+    "$PY" -c "import Cython, setuptools" 2>/dev/null || "$PY" -m pip install -q "Cython>=3.0.8" "setuptools>=77" wheel
     WORK=$(mktemp -d "${TMPDIR:-/tmp}/poly1305x-ct.XXXXXX")
     if [ "${CT_KEEP:-0}" = 1 ]; then
         trap 'echo "ct: kept $WORK" >&2' EXIT
