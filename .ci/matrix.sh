@@ -81,6 +81,8 @@ simde=0
 
 summary=()
 status=0
+total_passed=0
+total_failed=0
 for v in "${versions[@]}"; do
     py=$(find_python "$v")
     venv=$ROOT/.venv-ci-$v
@@ -108,8 +110,17 @@ for v in "${versions[@]}"; do
     line=$(grep -E '[0-9]+ (passed|failed|errors?)\b.* in [0-9.]+s' "$work/pytest-$v.log" 2>/dev/null | tail -1 || true)
     summary+=("CPython $v: ${line:-no result} (rc=$rc, $((SECONDS - start)) s)")
     [ "$rc" -eq 0 ] || status=1
+    for n in $(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '^[0-9]+' || true); do
+        total_passed=$((total_passed + n))
+    done
+    for n in $(grep -oE '[0-9]+ (failed|errors?)' <<<"$line" | grep -oE '^[0-9]+' || true); do
+        total_failed=$((total_failed + n))
+    done
+    [ -n "$line" ] || total_failed=$((total_failed + 1))
 done
 
 echo "=== matrix summary"
 printf '%s\n' "${summary[@]}"
+# The plain closing line, summed over the versions.
+echo "matrix: $total_passed passed, $total_failed failed"
 exit $status
