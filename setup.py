@@ -27,9 +27,15 @@ PKG = os.path.join(HERE, "poly1305x")
 
 SIMD = {
     "poly1305x._x86_avx2": ["-mavx2"],
-    "poly1305x._x86_avx512": ["-mavx2", "-mavx512f", "-mavx512vl", "-mavx512bw",
-                              "-mavx512ifma"],
+    "poly1305x._x86_avx512": ["-mavx2", "-mavx512f", "-mavx512vl", "-mavx512ifma"],
     "poly1305x._x86_avx512_emu": ["-mavx2", "-DPOLY1305X_SIMDE"],
+}
+
+# MSVC has no per-extension ISA switches finer than /arch.
+MSVC_SIMD = {
+    "poly1305x._x86_avx2": ["/arch:AVX2"],
+    "poly1305x._x86_avx512": ["/arch:AVX512"],
+    "poly1305x._x86_avx512_emu": ["/arch:AVX2", "/DPOLY1305X_SIMDE"],
 }
 
 # A probe per ISA: compiles only if the compiler knows the intrinsics.
@@ -74,7 +80,7 @@ class BuildExt(build_ext):
         kept, dropped = [], []
         for ext in self.extensions:
             if ext.name in SIMD:
-                flags = ["/arch:AVX512"] if msvc else SIMD[ext.name]
+                flags = MSVC_SIMD[ext.name] if msvc else SIMD[ext.name]
                 if _flag("POLY1305X_NO_SIMD") or not _is_x86_64() or \
                         not self._compiles(PROBES[ext.name], flags):
                     dropped.append(ext.name)
@@ -87,6 +93,13 @@ class BuildExt(build_ext):
                 ext.extra_link_args = list(extra)
             kept.append(ext)
         self.extensions = kept
+        if not os.environ.get("POLY1305X_ONLY"):
+            # A module dropped from this build must not linger from an earlier
+            # one (it would land in a wheel built from the same tree).
+            for name in dropped:
+                stale = self.get_ext_fullpath(name)
+                if os.path.exists(stale):
+                    os.remove(stale)
         super().build_extensions()
         simd = [e.name.rsplit("_", 1)[-1] for e in kept if e.name in SIMD]
         print("poly1305x build: portable"

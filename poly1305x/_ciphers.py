@@ -35,7 +35,7 @@ KEY_ORDERS = ("kr", "rk")
 
 # Resolved modules and classes (a small, fixed set in any program); plain
 # callables are not cached, since a lambda per call would grow the cache.
-_cache = {}
+_cache: dict = {}
 
 
 def _name(cipher):
