@@ -49,3 +49,13 @@ def test_chacha20(benchmark, case, backend, size):
 @pytest.mark.parametrize("case,backend,size", params(["hpke-seal"]))
 def test_hpke_seal(benchmark, case, backend, size):
     run_case(benchmark, case, backend, size)
+
+
+@pytest.mark.parametrize("case,backend,size", params(["hpke-key-seal"]))
+def test_hpke_key_seal(benchmark, case, backend, size):
+    run_case(benchmark, case, backend, size)
+
+
+@pytest.mark.parametrize("case,backend,size", params(["ssh-packet-seal"]))
+def test_ssh_packet_seal(benchmark, case, backend, size):
+    run_case(benchmark, case, backend, size)

@@ -30,6 +30,7 @@ from poly1305x import _dispatch
 KiB = 1024
 MiB = 1024 * 1024
 SIZES = (64, KiB, 16 * KiB, MiB)
+SSH_SIZES = (64, 32768)
 HPKE_SIZE = 100
 STREAM_PIECE = 4 * KiB
 
@@ -266,7 +267,8 @@ def run_selftest(vectors=None, backends=None, out=None):
 
 LIBRARIES = ("poly1305x", "cryptography", "pycryptodome", "pynacl")
 _PROBE = {"poly1305x": "poly1305x", "cryptography": "cryptography",
-          "pycryptodome": "Crypto", "pynacl": "nacl"}
+          "pycryptodome": "Crypto", "pynacl": "nacl", "pyhpke": "pyhpke",
+          "asyncssh": "asyncssh"}
 
 
 def library_version(library):
@@ -413,6 +415,45 @@ def _hpke_cryptography(size):
     return lambda: ChaCha20Poly1305(_KEY).encrypt(_NONCE, data, _AAD)
 
 
+def _hpkekey_poly1305x(size):
+    from poly1305x.hpke import ChaCha20Poly1305Key
+    data = _data(size)
+    return partial(ChaCha20Poly1305Key(_KEY).seal, data, _NONCE, _AAD)
+
+
+def _hpkekey_pyhpke(size):
+    # pyhpke's own key class (its default backend: cryptography), as pyhpke
+    # builds it for aead_id 3
+    from pyhpke.keys.chacha20_poly1305_key import ChaCha20Poly1305Key
+    data = _data(size)
+    return partial(ChaCha20Poly1305Key(_KEY).seal, data, _NONCE, _AAD)
+
+
+_SSH_KEY64 = bytes(range(64))
+_SSH_SEQ = 7
+
+
+def _ssh_packet(size):
+    """An SSH binary packet of `size` bytes: 4-byte length, then the rest."""
+    return (size - 4).to_bytes(4, "big") + _data(size - 4)
+
+
+def _ssh_poly1305x(size):
+    from poly1305x.openssh import PacketCipher
+    packet = _ssh_packet(size)
+    return partial(PacketCipher(_SSH_KEY64).seal, _SSH_SEQ, packet)
+
+
+def _ssh_asyncssh(size):
+    # asyncssh's chacha20-poly1305@openssh.com (built on cryptography's
+    # ChaCha20 and Poly1305): encrypt_and_sign(length field, rest, nonce)
+    from asyncssh.crypto.chacha import ChachaCipher
+    packet = _ssh_packet(size)
+    cipher = ChachaCipher(_SSH_KEY64)
+    nonce = _SSH_SEQ.to_bytes(8, "big")
+    return partial(cipher.encrypt_and_sign, packet[:4], packet[4:], nonce)
+
+
 class Case:
     """One library doing one operation; ``make(size)`` gives the callable."""
 
@@ -435,6 +476,10 @@ OPERATIONS = {
                           "+ encrypt_and_digest, its only way)",
     "chacha20": "ChaCha20 encrypt with a new cipher object per message",
     "hpke-seal": "ChaCha20-Poly1305 seal of 100 B with a fresh key object (HPKE style)",
+    "hpke-key-seal": "HPKE AEAD key object's seal(pt, nonce, aad) of 100 B "
+                     "(poly1305x.hpke vs pyhpke's own key class)",
+    "ssh-packet-seal": "chacha20-poly1305@openssh.com seal of one SSH packet "
+                       "(poly1305x.openssh.PacketCipher vs asyncssh)",
 }
 
 CASES = [
@@ -459,7 +504,14 @@ CASES = [
     Case("chacha20", "cryptography", _chacha_cryptography),
     Case("hpke-seal", "poly1305x", _hpke_poly1305x, sizes=(HPKE_SIZE,)),
     Case("hpke-seal", "cryptography", _hpke_cryptography, sizes=(HPKE_SIZE,)),
+    Case("hpke-key-seal", "poly1305x", _hpkekey_poly1305x, sizes=(HPKE_SIZE,)),
+    Case("hpke-key-seal", "pyhpke", _hpkekey_pyhpke, sizes=(HPKE_SIZE,)),
+    Case("ssh-packet-seal", "poly1305x", _ssh_poly1305x, sizes=SSH_SIZES),
+    Case("ssh-packet-seal", "asyncssh", _ssh_asyncssh, sizes=SSH_SIZES),
 ]
+
+# Operations whose sizes are their own (not the 64 B .. 1 MiB ladder)
+FIXED_SIZES = ("hpke-seal", "hpke-key-seal", "ssh-packet-seal")
 
 # The quick default of ``python -m poly1305x``: the two one-shot operations.
 QUICK_OPERATIONS = ("poly1305", "aead", "aead-new")
@@ -529,7 +581,7 @@ def plan(operations, sizes=None, per_backend=(), backends=None):
     for case in cases(operations):
         if not available(case.library):
             continue
-        for size in case.sizes if sizes is None or case.operation == "hpke-seal" else sizes:
+        for size in case.sizes if sizes is None or case.operation in FIXED_SIZES else sizes:
             if case.library == "poly1305x":
                 for b in (backends if case.operation in per_backend else [default]):
                     todo.append((case, b, size))
