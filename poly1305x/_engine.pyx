@@ -837,8 +837,8 @@ cdef uint64_t AEAD_MAX = (<uint64_t>0xFFFFFFFF) * 64
 
 
 cdef class _AEADKey:
-    """The key of a cryptography-style AEAD object; immutable after __init__,
-    so one object may be used from many threads at once."""
+    """The key and methods of the cryptography-style AEAD classes; immutable
+    after __init__, so one object may be used from many threads at once."""
     cdef uint8_t key[32]
     cdef const kernel_table* k
     cdef size_t nonce_len
@@ -866,11 +866,29 @@ cdef class _AEADKey:
         """Name of the backend this object computes with."""
         return (<bytes>self.k.name).decode()
 
-    cdef object _encrypt(self, nonce, data, associated_data, output):
-        return seal_call(self.k, self.key, self.nonce_len, nonce, data, associated_data, output)
+    @classmethod
+    def generate_key(cls):
+        """A fresh random 32-byte key (os.urandom)."""
+        import os
+        return os.urandom(32)
 
-    cdef object _decrypt(self, nonce, data, associated_data, output):
-        return open_call(self.k, self.key, self.nonce_len, nonce, data, associated_data, output)
+    def encrypt(self, nonce, data, associated_data):
+        """ciphertext || 16-byte tag.  ``associated_data`` may be None."""
+        return seal_call(self.k, self.key, self.nonce_len, nonce, data, associated_data, None)
+
+    def decrypt(self, nonce, data, associated_data):
+        """The plaintext, or InvalidTag (and nothing else) when the tag fails."""
+        return open_call(self.k, self.key, self.nonce_len, nonce, data, associated_data, None)
+
+    def encrypt_into(self, nonce, data, associated_data, buf):
+        """Write ciphertext || tag into ``buf`` (len(data) + 16 bytes); returns
+        the number of bytes written."""
+        return seal_call(self.k, self.key, self.nonce_len, nonce, data, associated_data, buf)
+
+    def decrypt_into(self, nonce, data, associated_data, buf):
+        """Write the plaintext into ``buf`` (len(data) - 16 bytes); returns the
+        number of bytes written.  On InvalidTag, ``buf`` holds no plaintext."""
+        return open_call(self.k, self.key, self.nonce_len, nonce, data, associated_data, buf)
 
 
 cdef int message_key(const uint8_t* key, size_t nonce_len, buf_t* nb, uint8_t* key_out,
@@ -1025,30 +1043,6 @@ cdef class ChaCha20Poly1305(_AEADKey):
         self._set_key(key, "ChaCha20Poly1305 key must be 32 bytes.")
         self.nonce_len = 12
 
-    @classmethod
-    def generate_key(cls):
-        """A fresh random 32-byte key (os.urandom)."""
-        import os
-        return os.urandom(32)
-
-    def encrypt(self, nonce, data, associated_data):
-        """ciphertext || 16-byte tag.  ``associated_data`` may be None."""
-        return self._encrypt(nonce, data, associated_data, None)
-
-    def decrypt(self, nonce, data, associated_data):
-        """The plaintext, or InvalidTag (and nothing else) when the tag fails."""
-        return self._decrypt(nonce, data, associated_data, None)
-
-    def encrypt_into(self, nonce, data, associated_data, buf):
-        """Write ciphertext || tag into ``buf`` (len(data) + 16 bytes); returns
-        the number of bytes written."""
-        return self._encrypt(nonce, data, associated_data, buf)
-
-    def decrypt_into(self, nonce, data, associated_data, buf):
-        """Write the plaintext into ``buf`` (len(data) - 16 bytes); returns the
-        number of bytes written.  On InvalidTag, ``buf`` holds no plaintext."""
-        return self._decrypt(nonce, data, associated_data, buf)
-
 
 cdef class XChaCha20Poly1305(_AEADKey):
     """XChaCha20Poly1305(key): ChaCha20-Poly1305 with a 24-byte nonce
@@ -1057,28 +1051,6 @@ cdef class XChaCha20Poly1305(_AEADKey):
     def __init__(self, key):
         self._set_key(key, "XChaCha20Poly1305 key must be 32 bytes.")
         self.nonce_len = 24
-
-    @classmethod
-    def generate_key(cls):
-        """A fresh random 32-byte key (os.urandom)."""
-        import os
-        return os.urandom(32)
-
-    def encrypt(self, nonce, data, associated_data):
-        """ciphertext || 16-byte tag.  ``associated_data`` may be None."""
-        return self._encrypt(nonce, data, associated_data, None)
-
-    def decrypt(self, nonce, data, associated_data):
-        """The plaintext, or InvalidTag (and nothing else) when the tag fails."""
-        return self._decrypt(nonce, data, associated_data, None)
-
-    def encrypt_into(self, nonce, data, associated_data, buf):
-        """Write ciphertext || tag into ``buf``; returns the bytes written."""
-        return self._encrypt(nonce, data, associated_data, buf)
-
-    def decrypt_into(self, nonce, data, associated_data, buf):
-        """Write the plaintext into ``buf``; returns the bytes written."""
-        return self._decrypt(nonce, data, associated_data, buf)
 
 
 # pycryptodome's ChaCha20_Poly1305 state machine

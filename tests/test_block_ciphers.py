@@ -33,14 +33,10 @@ CRYPTOGRAPHY_128 = [algorithms.AES, algorithms.AES128, decrepit.Camellia, algori
                     decrepit.SEED]
 
 
-@pytest.fixture(params=BACKENDS, ids=str)
-def kernel(request):
-    before = poly1305x.backend()
-    poly1305x.set_backend(request.param)
-    try:
-        yield request.param
-    finally:
-        poly1305x.set_backend(before)
+@pytest.fixture
+def kernel(backend):
+    """The backend under test (conftest's `backend` fixture, under this file's name)."""
+    return backend
 
 
 # -- the reference ---------------------------------------------------------------

@@ -16,14 +16,10 @@ KEY = bytes(range(32))
 BASE = bytes(range(100, 112))
 
 
-@pytest.fixture(params=poly1305x.backends() + _dispatch.emulated_backends(), ids=str)
-def kernel(request):
-    before = poly1305x.backend()
-    poly1305x.set_backend(request.param)
-    try:
-        yield request.param
-    finally:
-        poly1305x.set_backend(before)
+@pytest.fixture
+def kernel(backend):
+    """The backend under test (conftest's `backend` fixture, under this file's name)."""
+    return backend
 
 
 def _seq(vector, enc):
