@@ -128,28 +128,9 @@ def _install(session, python="python", extras="[test]", **env):
 
 # A pytest plugin, loaded with -p from the temporary working directory, that
 # fails the run unless the poly1305x the tests import is the installed one.
-INSTALLED_PLUGIN = '''
-import os, sys
-
-import pytest
-
-import poly1305x
-
-ROOT = os.path.realpath(os.environ["POLY1305X_SOURCE_TREE"])
-FILE = os.path.realpath(poly1305x.__file__)
-
-
-def pytest_configure(config):
-    if (os.path.dirname(FILE) == os.path.join(ROOT, "poly1305x")
-            or not FILE.startswith(os.path.realpath(sys.prefix) + os.sep)):
-        raise pytest.UsageError("poly1305x under test is not the installed package: " + FILE)
-
-
-def pytest_sessionstart(session):
-    tr = session.config.pluginmanager.get_plugin("terminalreporter")
-    if tr is not None:
-        tr.write_line("poly1305x under test: " + os.path.dirname(FILE))
-'''
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".ci",
+                       "poly1305x_installed_check.py"), encoding="utf-8") as _fh:
+    INSTALLED_PLUGIN = _fh.read()
 
 
 def _pytest(session, python="python", args=(), runner=()):

@@ -53,28 +53,7 @@ echo "matrix: sdist $(basename "$sdist")"
 
 # The plugin that checks which poly1305x the tests import.
 mkdir -p "$work/run"
-cat >"$work/run/poly1305x_installed_check.py" <<'EOF'
-import os, sys
-
-import pytest
-
-import poly1305x
-
-ROOT = os.path.realpath(os.environ["POLY1305X_SOURCE_TREE"])
-FILE = os.path.realpath(poly1305x.__file__)
-
-
-def pytest_configure(config):
-    if (os.path.dirname(FILE) == os.path.join(ROOT, "poly1305x")
-            or not FILE.startswith(os.path.realpath(sys.prefix) + os.sep)):
-        raise pytest.UsageError("poly1305x under test is not the installed package: " + FILE)
-
-
-def pytest_sessionstart(session):
-    tr = session.config.pluginmanager.get_plugin("terminalreporter")
-    if tr is not None:
-        tr.write_line("poly1305x under test: " + os.path.dirname(FILE))
-EOF
+cp "$ROOT/.ci/poly1305x_installed_check.py" "$work/run/"
 
 simde=0
 [ "${POLY1305X_MATRIX_SIMDE:-0}" = 1 ] && [ -f /usr/include/simde/x86/avx512.h ] && simde=1
