@@ -724,6 +724,21 @@ cdef void mac_lengths(mac_t* c, uint64_t aad_len, uint64_t ct_len) noexcept nogi
     mac_update(c, lens, 16)
 
 
+cdef void aead_mac_begin(mac_t* c, const kernel_table* k, const uint8_t* block0,
+                         const uint8_t* aad, size_t alen) noexcept nogil:
+    """RFC 8439 2.8: the MAC keyed from key-stream block 0, over the padded aad."""
+    mac_init(c, k, block0, block0 + 16)
+    mac_update(c, aad, alen)
+    mac_pad16(c)
+
+
+cdef void aead_mac_end(mac_t* c, uint64_t alen, uint64_t n, uint8_t* tag) noexcept nogil:
+    """Pad the ciphertext, absorb the two lengths, finish the tag."""
+    mac_pad16(c)
+    mac_lengths(c, alen, n)
+    mac_final(c, tag)
+
+
 cdef void aead_crypt(stream_t* s, mac_t* c, const uint8_t* src, uint8_t* dst, size_t n,
                      bint enc) noexcept nogil:
     """Encrypt (MAC dst) or decrypt (MAC src first) n bytes: the cipher and
@@ -764,23 +779,17 @@ cdef void aead_seal(const kernel_table* k, const uint8_t* key32, const uint8_t* 
         memset(tmp, 0, 64)
         memcpy(tmp + 64, pt, n)
         k.chacha20_xor(s.st, tmp, tmp, 1 + ((n + 63) >> 6))
-        mac_init(&c, k, tmp, tmp + 16)
-        mac_update(&c, aad, alen)     # before ct is written: aad may share its buffer
-        mac_pad16(&c)
+        aead_mac_begin(&c, k, tmp, aad, alen)   # before ct is written: aad may share its buffer
         mac_update(&c, tmp + 64, n)
         memcpy(ct, tmp + 64, n)
         wipe(tmp, 64 + n)
     else:
         k.chacha20_xor(s.st, NULL, tmp, 1)
         s.used = 1
-        mac_init(&c, k, tmp, tmp + 16)
+        aead_mac_begin(&c, k, tmp, aad, alen)
         wipe(tmp, 64)
-        mac_update(&c, aad, alen)
-        mac_pad16(&c)
         aead_crypt(&s, &c, pt, ct, n, True)
-    mac_pad16(&c)
-    mac_lengths(&c, alen, n)
-    mac_final(&c, tag)
+    aead_mac_end(&c, alen, n, tag)
     wipe(&s, sizeof(stream_t))
     mac_wipe(&c)
 
@@ -800,32 +809,23 @@ cdef bint aead_open(const kernel_table* k, const uint8_t* key32, const uint8_t* 
     stream_init(&s, k, key32, nonce12, 12)
     if n <= SHORT_AEAD:
         k.chacha20_xor(s.st, NULL, tmp, 1 + ((n + 63) >> 6))
-        mac_init(&c, k, tmp, tmp + 16)
-        mac_update(&c, aad, alen)
-        mac_pad16(&c)
+        aead_mac_begin(&c, k, tmp, aad, alen)
         mac_update(&c, ct, n)
-        mac_pad16(&c)
-        mac_lengths(&c, alen, n)
-        mac_final(&c, mine)
-        ok = tags_equal(mine, tag, 16)
+    else:
+        k.chacha20_xor(s.st, NULL, tmp, 1)
+        s.used = 1
+        aead_mac_begin(&c, k, tmp, aad, alen)
+        wipe(tmp, 64)
+        aead_crypt(&s, &c, ct, pt, n, False)
+    aead_mac_end(&c, alen, n, mine)
+    ok = tags_equal(mine, tag, 16)
+    if n <= SHORT_AEAD:
         if ok:
             for i in range(n):
                 pt[i] = ct[i] ^ tmp[64 + i]
         wipe(tmp, 64 + n)
-    else:
-        k.chacha20_xor(s.st, NULL, tmp, 1)
-        s.used = 1
-        mac_init(&c, k, tmp, tmp + 16)
-        wipe(tmp, 64)
-        mac_update(&c, aad, alen)
-        mac_pad16(&c)
-        aead_crypt(&s, &c, ct, pt, n, False)
-        mac_pad16(&c)
-        mac_lengths(&c, alen, n)
-        mac_final(&c, mine)
-        ok = tags_equal(mine, tag, 16)
-        if not ok:
-            wipe(pt, n)
+    elif not ok:
+        wipe(pt, n)
     wipe(&s, sizeof(stream_t))
     mac_wipe(&c)
     return ok
@@ -1208,9 +1208,7 @@ cdef class ChaCha20Poly1305Cipher:
         if not self.finished:
             check_idle(self.busy, self)
             self._end_aad()
-            mac_pad16(&self.c)
-            mac_lengths(&self.c, self.len_aad, self.len_ct)
-            mac_final(&self.c, self.tag)
+            aead_mac_end(&self.c, self.len_aad, self.len_ct, self.tag)
             self.finished = True
             mac_wipe(&self.c)      # the one-time Poly1305 key is no longer needed
         return PyBytes_FromStringAndSize(<char*>self.tag, 16)
