@@ -159,26 +159,18 @@ def _bad_nonce(nonce, name):
 
 
 def _block_deriver(encrypt_block, key_order, name):
-    # s = E(cipher key, nonce); r is the other half.  One function per layout
-    # keeps the per-MAC path to two slices and one block encryption.
-    if key_order == "kr":
-        def derive(key, nonce):
-            if len(key) != 32 or isinstance(key, str):
-                _bad_key(key, name)
-            if nonce is None:
-                nonce = os.urandom(16)
-            elif len(nonce) != 16 or isinstance(nonce, str):
-                _bad_nonce(nonce, name)
-            return key[16:32], encrypt_block(key[0:16], nonce), nonce
-    else:
-        def derive(key, nonce):
-            if len(key) != 32 or isinstance(key, str):
-                _bad_key(key, name)
-            if nonce is None:
-                nonce = os.urandom(16)
-            elif len(nonce) != 16 or isinstance(nonce, str):
-                _bad_nonce(nonce, name)
-            return key[0:16], encrypt_block(key[16:32], nonce), nonce
+    # s = E(cipher key, nonce); r is the other half of the 32-byte key.
+    r_half, k_half = (slice(16, 32), slice(0, 16)) if key_order == "kr" else \
+        (slice(0, 16), slice(16, 32))
+
+    def derive(key, nonce):
+        if len(key) != 32 or isinstance(key, str):
+            _bad_key(key, name)
+        if nonce is None:
+            nonce = os.urandom(16)
+        elif len(nonce) != 16 or isinstance(nonce, str):
+            _bad_nonce(nonce, name)
+        return key[r_half], encrypt_block(key[k_half], nonce), nonce
     return derive
 
 
