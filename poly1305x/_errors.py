@@ -5,6 +5,8 @@ and also a subclass of the matching class of pycryptodome or ``cryptography``
 when that package is installed, so existing ``except`` clauses keep working
 after switching to poly1305x."""
 
+from poly1305x._peers import PYCRYPTODOME_FAMILIES
+
 __all__ = ["AlreadyFinalized", "InvalidSignature", "InvalidTag", "MessageTooLongError"]
 
 
@@ -32,7 +34,7 @@ class AlreadyFinalized(*(_peer(_crypto_exc, "AlreadyFinalized") or (Exception,))
     """A cryptography-style MAC object was used after finalize()."""
 
 
-_pycryptodome = _peer("Crypto", "MessageTooLongError") + _peer("Cryptodome", "MessageTooLongError")
+_pycryptodome = sum((_peer(family, "MessageTooLongError") for family in PYCRYPTODOME_FAMILIES), ())
 
 
 class MessageTooLongError(*(_pycryptodome or (ValueError, OverflowError))):  # type: ignore[misc]

@@ -41,10 +41,12 @@ import sys
 import threading
 import warnings
 
+from poly1305x._peers import PYCRYPTODOME_FAMILIES
+
 __all__ = ["install", "uninstall", "installed"]
 
 #: The package families that carry pycryptodome's API.
-_FAMILIES = ("Crypto", "Cryptodome")
+_FAMILIES = PYCRYPTODOME_FAMILIES
 
 #: Sub-module of a family -> (poly1305x module, names patched in place).
 _MODULES = {

@@ -16,6 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from poly1305x import openssh
+from poly1305x.openssh import _container, _wire
+from poly1305x.openssh.__main__ import main as cli_main
 
 SSH_KEYGEN = shutil.which("ssh-keygen")
 CHACHA = "chacha20-poly1305@openssh.com"
@@ -124,10 +126,10 @@ def test_keys_are_what_we_asked_for(keys):
 
 def without_checkint(pem):
     """The PEM with the check-integers zeroed (re-armoured)."""
-    blob = bytearray(openssh._unarmour(pem))
-    start = len(blob) - len(openssh._parse_outer(pem, 64).encrypted)
+    blob = bytearray(_wire.unarmour(pem))
+    start = len(blob) - len(_container.parse_outer(pem, 64).encrypted)
     blob[start:start + 8] = bytes(8)
-    return openssh._armour(bytes(blob))
+    return _wire.armour(bytes(blob))
 
 
 def check_decrypted(tmp_path, name, pem, keys):
@@ -176,8 +178,8 @@ def test_asyncssh_differential(keys, name):
     assert theirs.encode_ssh_private() == ours.encode_ssh_private()
     assert theirs.get_comment_bytes() == ours.get_comment_bytes()
     # our parse of the private section agrees with asyncssh's encoding of it
-    _, _, key, plain = openssh._load(keys.chacha[name], PASS[name], 100)
-    typ = key.type.encode()
+    _, _, key, plain = _container.load(keys.chacha[name], PASS[name], 100)
+    typ = key.type.name.encode()
     assert bytes(key.body) == struct.pack(">I", len(typ)) + typ + theirs.encode_ssh_private()
     again = openssh.encrypt(keys.plain[name], PASS[name], rounds=1)
     back = asyncssh.import_private_key(again, PASS[name])
@@ -195,7 +197,7 @@ def test_unencrypted_passes_through(keys):
 
 
 def test_binary_blob_accepted(keys):
-    blob = openssh._unarmour(keys.small)
+    blob = _wire.unarmour(keys.small)
     assert openssh.decrypt(blob, "flip") == openssh.decrypt(keys.small, "flip")
 
 
@@ -252,7 +254,7 @@ def test_all_ciphers_round_trip_both_aes_backends(keys, monkeypatch):
         if backend == "cryptography":
             from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
             from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-            monkeypatch.setattr(openssh, "_aes_backend", lambda: (
+            monkeypatch.setattr(_container, "aes_backend", lambda: (
                 "cryptography", (Cipher, algorithms, modes, AESGCM)))
         for cipher in openssh.CIPHERS:
             pem = openssh.encrypt(plain, "ü", cipher=cipher, rounds=1)
@@ -305,16 +307,16 @@ def test_public_key_line_and_info(keys, tmp_path, name):
 # ---------------------------------------------------------------------------
 
 def binary(pem):
-    return openssh._unarmour(pem)
+    return _wire.unarmour(pem)
 
 
 def armour(blob):
-    return openssh._armour(blob)
+    return _wire.armour(blob)
 
 
 def header(cipher=b"none", kdf=b"none", kdfopts=b""):
-    s = openssh._s
-    return openssh.MAGIC + s(cipher) + s(kdf) + s(kdfopts)
+    s = _wire.string
+    return _wire.MAGIC + s(cipher) + s(kdf) + s(kdfopts)
 
 
 @pytest.mark.parametrize("cipher", [CHACHA, "aes256-ctr", "aes128-cbc", "aes256-gcm@openssh.com"])
@@ -346,7 +348,7 @@ def cached_kdf(monkeypatch):
     salt hundreds of times (a changed salt or rounds field still misses)."""
     import functools
 
-    monkeypatch.setattr(openssh, "_kdf", functools.lru_cache(maxsize=None)(openssh._kdf))
+    monkeypatch.setattr(_container, "kdf", functools.lru_cache(maxsize=None)(_container.kdf))
 
 
 def try_decrypt(data, pw="flip"):
@@ -388,7 +390,7 @@ def test_flips_without_authentication_never_crash(keys, cached_kdf, cipher):
     changes to key material are caught by the consistency checks."""
     pem = openssh.encrypt(keys.plain["ed25519"], "flip", cipher=cipher, rounds=1)
     blob = binary(pem)
-    start = len(blob) - len(openssh._parse_outer(pem, 64).encrypted)
+    start = len(blob) - len(_container.parse_outer(pem, 64).encrypted)
     caught = 0
     for i in range(len(blob)):
         bad = bytearray(blob)
@@ -426,14 +428,14 @@ def test_trailing_data(keys):
 
 
 def patch_kdf(blob, salt=None, rounds=None):
-    r = openssh._Reader(blob, "t")
-    r.take(len(openssh.MAGIC), "m")
+    r = _wire.Reader(blob, "t")
+    r.take(len(_wire.MAGIC), "m")
     r.string("c")
     r.string("k")
     start = r.pos
-    opts = openssh._Reader(r.string("o"), "o")
+    opts = _wire.Reader(r.string("o"), "o")
     old_salt, old_rounds = bytes(opts.string("s")), opts.u32("r")
-    s = openssh._s
+    s = _wire.string
     new = s(s(old_salt if salt is None else salt)
             + struct.pack(">I", old_rounds if rounds is None else rounds))
     return blob[:start] + new + bytes(r.rest())
@@ -496,14 +498,14 @@ def test_unknown_cipher_kdf_and_key_count(keys):
 def swap_public(pem, other_pem):
     """pem with its unencrypted public key replaced by other_pem's."""
     blob = binary(pem)
-    r = openssh._Reader(blob, "t")
-    r.take(len(openssh.MAGIC), "m")
+    r = _wire.Reader(blob, "t")
+    r.take(len(_wire.MAGIC), "m")
     for _ in range(3):
         r.string("x")
     r.u32("n")
     start = r.pos
     r.string("pub")
-    other_pub = openssh._s(openssh._parse_outer(other_pem, 64).pub)
+    other_pub = _wire.string(_container.parse_outer(other_pem, 64).pub)
     return armour(blob[:start] + other_pub + blob[r.pos:])
 
 
@@ -525,14 +527,14 @@ def test_decrypted_bytes_are_wiped(keys, monkeypatch):
     """The decrypted private section is zeroed after use, on success and
     when a check after decryption fails."""
     captured = []
-    real = openssh.keyfile_open
+    real = _container.keyfile_open
 
     def spy(key, data):
         out = real(key, data)
         captured.append(out)
         return out
 
-    monkeypatch.setattr(openssh, "keyfile_open", spy)
+    monkeypatch.setattr(_container, "keyfile_open", spy)
     assert openssh.decrypt(keys.small, "flip")
     assert openssh.load_private_key(keys.small, "flip")
     assert openssh.public_key_line(keys.small, "flip")
@@ -546,9 +548,9 @@ def test_inconsistent_private_key_detected(keys):
     """An unencrypted RSA key whose d was altered (no tag to notice): the
     consistency check refuses it."""
     blob = bytearray(binary(keys.plain["rsa2048"]))
-    f = openssh._parse_outer(keys.plain["rsa2048"], 64)
+    f = _container.parse_outer(keys.plain["rsa2048"], 64)
     start = len(blob) - len(f.encrypted)
-    r = openssh._Reader(blob[start:], "p")
+    r = _wire.Reader(blob[start:], "p")
     r.u32("c"), r.u32("c"), r.string("t"), r.mpint("n"), r.mpint("e")
     blob[start + r.pos + 40] ^= 1       # inside d
     with pytest.raises(ValueError, match="do not match"):
@@ -692,10 +694,10 @@ def test_cli_prompts_with_getpass(keys, tmp_path, monkeypatch):
 
     monkeypatch.setattr(getpass, "getpass", fake)
     out = str(tmp_path / "enc")
-    assert openssh._main(["encrypt", src, "-o", out, "-a", "1"]) == 0
+    assert cli_main(["encrypt", src, "-o", out, "-a", "1"]) == 0
     assert openssh.decrypt(open(out, "rb").read(), "Ünïcødé") == keys.plain["ecdsa256"]
     assert len(prompts) == 2
-    assert openssh._main(["encrypt", src, "-o", str(tmp_path / "x"), "-a", "1"]) == 1
+    assert cli_main(["encrypt", src, "-o", str(tmp_path / "x"), "-a", "1"]) == 1
     assert not os.path.exists(tmp_path / "x")
 
 

@@ -1,0 +1,8 @@
+from types import ModuleType
+from typing import Optional, Tuple
+
+__all__ = ["PYCRYPTODOME_FAMILIES", "pycryptodome"]
+
+PYCRYPTODOME_FAMILIES: Tuple[str, ...]
+
+def pycryptodome(*submodules: str) -> Optional[Tuple[ModuleType, ...]]: ...

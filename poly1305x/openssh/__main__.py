@@ -1,0 +1,167 @@
+"""The command line: ``python -m poly1305x.openssh decrypt|encrypt|info KEYFILE``.
+
+See docs/openssh.md ("Command line") and ``--help``."""
+import os
+import secrets
+import sys
+
+from poly1305x.openssh import decrypt, encrypt, key_info, public_key_line
+from poly1305x.openssh._container import CIPHERS, DEFAULT_MAX_ROUNDS, parse_outer
+from poly1305x.openssh._wire import MAX_KEY_FILE
+
+
+
+def _read_passphrase(args, prompt, confirm=False):
+    if args.passphrase_env:
+        value = os.environ.get(args.passphrase_env)
+        if value is None:
+            raise ValueError(f"environment variable {args.passphrase_env} is not set")
+        return value
+    if args.passphrase_fd is not None:
+        chunks = []
+        while True:
+            chunk = os.read(args.passphrase_fd, 4096)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            if b"\n" in chunk:
+                break
+        line = b"".join(chunks).split(b"\n", 1)[0]
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        return line
+    import getpass
+    first = getpass.getpass(prompt)
+    if confirm and getpass.getpass("Enter same passphrase again: ") != first:
+        raise ValueError("the passphrases do not match")
+    return first
+
+
+def _write_private(path, pem, force):
+    if path == "-":
+        sys.stdout.buffer.write(pem)
+        sys.stdout.flush()
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    if not force:
+        # O_EXCL: never replace an existing file (or follow a planted symlink).
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            raise ValueError(f"{path} exists; pass --force to overwrite it") from None
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(pem)
+        return
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(pem)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def main(argv=None):
+    """Run the command line on argv (default sys.argv[1:]); returns the exit status."""
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="python -m poly1305x.openssh",
+        description="Decrypt, encrypt or inspect OpenSSH private key files.  The "
+                    "passphrase is read from a no-echo prompt, or from --passphrase-env / "
+                    "--passphrase-fd for scripts; never from the command line.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def common(sp, output=True):
+        sp.add_argument("keyfile", help="the private key file")
+        g = sp.add_mutually_exclusive_group()
+        g.add_argument("--passphrase-env", metavar="VAR",
+                       help="read the passphrase from environment variable VAR")
+        g.add_argument("--passphrase-fd", metavar="FD", type=int,
+                       help="read the passphrase from file descriptor FD (up to the "
+                            "first newline)")
+        if output:
+            sp.add_argument("-o", "--output", metavar="FILE",
+                            help="where to write the key (mode 0600; '-' for standard "
+                                 "output); default: replace KEYFILE, which needs --force")
+            sp.add_argument("-f", "--force", action="store_true",
+                            help="overwrite an existing output file")
+        sp.add_argument("--max-rounds", type=int, default=DEFAULT_MAX_ROUNDS,
+                        help=f"refuse keys with more kdf rounds (default {DEFAULT_MAX_ROUNDS})")
+
+    common(sub.add_parser("decrypt", help="write the key without a passphrase"))
+    e = sub.add_parser("encrypt", help="protect an unencrypted key with a passphrase")
+    common(e)
+    e.add_argument("-Z", "--cipher", default="chacha20-poly1305@openssh.com",
+                   choices=[c for c in CIPHERS if c != "none"])
+    e.add_argument("-a", "--rounds", type=int, default=16, help="bcrypt_pbkdf rounds (16)")
+    i = sub.add_parser("info", help="show the key's type, fingerprint and encryption "
+                                    "(no passphrase needed)")
+    common(i, output=False)
+    i.add_argument("--check", action="store_true",
+                   help="also decrypt (asking for the passphrase) and check the whole key")
+    args = p.parse_args(argv)
+
+    try:
+        with open(args.keyfile, "rb") as fh:
+            data = fh.read(MAX_KEY_FILE + 1)
+    except OSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        if args.command == "info":
+            info = key_info(data)
+            if args.check:
+                pw = None
+                if info["encrypted"]:
+                    pw = _read_passphrase(args, f"Enter passphrase for {args.keyfile}: ")
+                parts = public_key_line(data, pw, max_rounds=args.max_rounds).split(" ", 2)
+                info["comment"] = parts[2] if len(parts) > 2 else ""
+                info["check"] = "ok"
+            for k in ("type", "bits", "fingerprint", "cipher", "kdf", "rounds", "comment",
+                      "check", "public_key"):
+                if k in info:
+                    v = info[k]
+                    if k == "comment" and v is None:
+                        v = "(encrypted)"
+                    print(f"{k + ':':13}{'' if v is None else v}")
+            return 0
+        output = args.output or args.keyfile
+        if output == args.keyfile and not args.force:
+            raise ValueError(f"{output} exists; pass --force to overwrite it, or -o FILE")
+        if output != "-" and not args.force and os.path.lexists(output):
+            raise ValueError(f"{output} exists; pass --force to overwrite it")
+        if args.command == "decrypt":
+            f = parse_outer(data, args.max_rounds)
+            pw = None
+            if f.cipher != "none":
+                pw = _read_passphrase(args, f"Enter passphrase for {args.keyfile}: ")
+            pem = decrypt(data, pw, max_rounds=args.max_rounds)
+        else:
+            f = parse_outer(data, args.max_rounds)
+            if f.cipher != "none":
+                raise ValueError(f"{args.keyfile} is already encrypted ({f.cipher}); "
+                                 "decrypt it first")
+            pw = _read_passphrase(args, "Enter new passphrase: ", confirm=True)
+            pem = encrypt(data, pw, cipher=args.cipher, rounds=args.rounds)
+        _write_private(output, pem, args.force)
+        if output != "-":
+            print(f"wrote {output}", file=sys.stderr)
+        return 0
+    except (ValueError, ImportError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
