@@ -9,31 +9,59 @@ from poly1305x.openssh import decrypt, encrypt, key_info, public_key_line
 from poly1305x.openssh._container import CIPHERS, DEFAULT_MAX_ROUNDS, parse_outer
 from poly1305x.openssh._wire import MAX_KEY_FILE
 
+#: The longest passphrase read from --passphrase-fd (bytes, before the newline).
+MAX_PASSPHRASE = 8192
+
+
+def _env_passphrase(name):
+    """The variable's raw bytes where the platform has them (os.environb), so
+    that a passphrase that is not UTF-8 reaches the kdf unchanged."""
+    environb = getattr(os, "environb", None)
+    value = os.environ.get(name) if environb is None else environb.get(os.fsencode(name))
+    if value is None:
+        raise ValueError(f"environment variable {name} is not set")
+    return value
+
+
+def _fd_passphrase(fd):
+    """The first line on fd, read in small pieces and never more than
+    MAX_PASSPHRASE bytes (``3</dev/zero`` must not fill the memory)."""
+    buf = bytearray()
+    try:
+        while b"\n" not in buf:
+            if len(buf) > MAX_PASSPHRASE:
+                raise ValueError(f"the passphrase on file descriptor {fd} is longer than "
+                                 f"{MAX_PASSPHRASE} bytes (no newline found)")
+            chunk = os.read(fd, 1024)
+            if not chunk:
+                break
+            buf += chunk
+        line = bytes(buf.split(b"\n", 1)[0])
+    finally:
+        buf[:] = bytes(len(buf))
+    if len(line) > MAX_PASSPHRASE:
+        raise ValueError(f"the passphrase on file descriptor {fd} is longer than "
+                         f"{MAX_PASSPHRASE} bytes")
+    return line[:-1] if line.endswith(b"\r") else line
 
 
 def _read_passphrase(args, prompt, confirm=False):
     if args.passphrase_env:
-        value = os.environ.get(args.passphrase_env)
-        if value is None:
-            raise ValueError(f"environment variable {args.passphrase_env} is not set")
-        return value
+        return _env_passphrase(args.passphrase_env)
     if args.passphrase_fd is not None:
-        chunks = []
-        while True:
-            chunk = os.read(args.passphrase_fd, 4096)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            if b"\n" in chunk:
-                break
-        line = b"".join(chunks).split(b"\n", 1)[0]
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        return line
+        return _fd_passphrase(args.passphrase_fd)
     import getpass
-    first = getpass.getpass(prompt)
-    if confirm and getpass.getpass("Enter same passphrase again: ") != first:
-        raise ValueError("the passphrases do not match")
+    try:
+        first = getpass.getpass(prompt)
+        if confirm and getpass.getpass("Enter same passphrase again: ") != first:
+            raise ValueError("the passphrases do not match")
+    except EOFError:
+        # No terminal, and getpass's fallback (standard input) is at its end;
+        # end the prompt's line before the error message.
+        print("", file=sys.stderr)
+        raise ValueError("no passphrase: there is no terminal to ask on and standard input "
+                         "is at its end; use --passphrase-env VAR or --passphrase-fd N") \
+            from None
     return first
 
 
