@@ -1,7 +1,10 @@
 """``load_ssh_private_key``: cryptography's OpenSSH key loader, for every
 cipher poly1305x can decrypt (cryptography itself reads aes256-ctr/cbc/gcm
 only)."""
-from poly1305x.openssh._container import DEFAULT_MAX_ROUNDS, parse_outer, unencrypted_pem
+from poly1305x._errors import InvalidTag
+from poly1305x.openssh._container import (
+    CIPHERS, DEFAULT_MAX_ROUNDS, WRONG_PASSPHRASE, parse_outer, unencrypted_pem,
+)
 
 _HINT = "pip install poly1305x[openssh,cryptography]"
 
@@ -30,7 +33,11 @@ def load_ssh_private_key(data, password=None, backend=None, *,
     Same signature, return types and exceptions as cryptography's function:
     ``data`` bytes-like, ``password`` bytes or None; TypeError when an
     encrypted key gets no password (or an unencrypted one gets one);
-    ValueError for a wrong password or a damaged file; UnsupportedAlgorithm
+    ValueError for a wrong password or a damaged file (with an AEAD cipher,
+    chacha20-poly1305 or AES-GCM, a wrong password raises
+    :class:`poly1305x.InvalidTag`, which is both a ValueError and
+    ``cryptography.exceptions.InvalidTag``, as cryptography raises for
+    aes256-gcm); UnsupportedAlgorithm
     for a key type cryptography does not model.  ``max_rounds`` (keyword only,
     default 5000) bounds the bcrypt rounds an untrusted file may ask for.
 
@@ -53,5 +60,12 @@ def load_ssh_private_key(data, password=None, backend=None, *,
         return crypto_load(data, password, backend, **kwargs)
     if not password:
         raise TypeError("Key is password-protected, but password was not provided.")
-    pem, _ = unencrypted_pem(data, password, max_rounds)
+    try:
+        pem, _ = unencrypted_pem(data, password, max_rounds)
+    except ValueError as exc:
+        # cryptography reports a failed AEAD tag (aes256-gcm) as InvalidTag;
+        # poly1305x's InvalidTag is that class and a ValueError at once.
+        if CIPHERS[f.cipher][3] and str(exc) == WRONG_PASSPHRASE:
+            raise InvalidTag(WRONG_PASSPHRASE) from None
+        raise
     return crypto_load(pem, None, backend, **kwargs)
