@@ -21,7 +21,6 @@ import subprocess
 import pytest
 
 from poly1305x import openssh
-from poly1305x.openssh import _asyncssh
 from sshd import openssh_sshd  # noqa: F401  (fixture)
 
 import asyncssh  # noqa: E402
@@ -180,6 +179,19 @@ class Recorder(asyncssh.SSHClient):
             self.lost.set_result(exc)
 
 
+async def asyncssh_server(client_key, **kw):
+    """(the client's key, an asyncssh server on loopback that accepts it,
+    chacha20-poly1305 only, bytes I/O)."""
+    key = asyncssh.read_private_key(str(client_key), "client pass")
+    authorized = asyncssh.import_authorized_keys(client_key.with_suffix(".pub").read_text())
+    listener = await asyncssh.listen("127.0.0.1", 0,
+                                     server_host_keys=[asyncssh.generate_private_key(
+                                         "ssh-ed25519")],
+                                     authorized_client_keys=authorized, encoding=None,
+                                     encryption_algs=[CHACHA], **kw)
+    return key, listener
+
+
 def rekeys(made, sides=1):
     """Key exchanges after the first, from the Encryption objects made."""
     return len(made) // (2 * sides) - 1
@@ -216,7 +228,6 @@ def test_asyncssh_client_to_openssh_sshd(poly, openssh_sshd, client_key, tmp_pat
 
 def test_asyncssh_client_server_both_poly1305x(poly, client_key):
     data = random.Random(3).randbytes(5 << 20)
-    host_key = asyncssh.generate_private_key("ssh-ed25519")
 
     async def echo(process):
         while True:
@@ -228,13 +239,8 @@ def test_asyncssh_client_server_both_poly1305x(poly, client_key):
         process.exit(0)
 
     async def main():
-        key = asyncssh.read_private_key(str(client_key), "client pass")
-        authorized = asyncssh.import_authorized_keys(
-            client_key.with_suffix(".pub").read_text())
-        listener = await asyncssh.listen("127.0.0.1", 0, server_host_keys=[host_key],
-                                         authorized_client_keys=authorized,
-                                         process_factory=echo, encoding=None,
-                                         encryption_algs=[CHACHA], rekey_bytes=1 << 20)
+        key, listener = await asyncssh_server(client_key, process_factory=echo,
+                                              rekey_bytes=1 << 20)
         port = listener.sockets[0].getsockname()[1]
         try:
             async with asyncssh.connect("127.0.0.1", port, username="u", client_keys=[key],
@@ -303,7 +309,6 @@ class FlipProxy:
 def test_flipped_bit_asyncssh_server_on_poly1305x(poly, client_key):
     """Client -> server packet changed: the asyncssh server (poly1305x)
     drops the connection with a MAC error; its session receives nothing."""
-    host_key = asyncssh.generate_private_key("ssh-ed25519")
     received, lost = [], []
 
     async def sink(process):
@@ -318,14 +323,8 @@ def test_flipped_bit_asyncssh_server_on_poly1305x(poly, client_key):
             lost.append(exc)
 
     async def main():
-        key = asyncssh.read_private_key(str(client_key), "client pass")
-        authorized = asyncssh.import_authorized_keys(
-            client_key.with_suffix(".pub").read_text())
-        listener = await asyncssh.listen("127.0.0.1", 0, server_host_keys=[host_key],
-                                         server_factory=Server,
-                                         authorized_client_keys=authorized,
-                                         process_factory=sink, encoding=None,
-                                         encryption_algs=[CHACHA])
+        key, listener = await asyncssh_server(client_key, process_factory=sink,
+                                              server_factory=Server)
         proxy = await FlipProxy(listener.sockets[0].getsockname()[1]).start()
         try:
             conn, client = await asyncssh.create_connection(

@@ -271,45 +271,25 @@ def test_threads_share_one_object():
 # ---------------------------------------------------------------------------
 
 def make_adapter(log):
-    """The asyncssh Encryption shim around PacketCipher (the docs show the
-    same); log collects (key, seq, wire) of every packet either way."""
-    from asyncssh.encryption import Encryption
+    """poly1305x's asyncssh Encryption class (what use_with_asyncssh installs),
+    logging (key, seq, wire) of every packet either way."""
+    import asyncssh.encryption as enc
 
-    class PacketCipherEncryption(Encryption):
-        def __init__(self, key):
-            self._key = key
-            self._pc = PacketCipher(key)
+    from poly1305x.openssh import _asyncssh
 
-        @classmethod
-        def new(cls, cipher_name, key, iv, mac_alg=b"", mac_key=b"", etm=False):
-            return cls(key)
-
-        @classmethod
-        def needs_mac(cls):
-            return False
-
-        @classmethod
-        def get_mac_params(cls, mac_alg):
-            return 0, 16, True
-
+    class LoggingPacketCipherEncryption(_asyncssh._make_shim(enc.Encryption)):
         def encrypt_packet(self, seq, header, packet):
-            wire = self._pc.seal(seq, header + packet)
-            log.append(("sent", self._key, seq, wire))
-            return wire[:-16], wire[-16:]
-
-        def decrypt_header(self, seq, first_block, header_len):
-            return first_block, self._pc.decrypt_length(seq, first_block).to_bytes(4, "big")
+            ct, mac = super().encrypt_packet(seq, header, packet)
+            log.append(("sent", self._key, seq, ct + mac))
+            return ct, mac
 
         def decrypt_packet(self, seq, first, rest, header_len, mac):
-            wire = first + rest + mac
-            try:
-                plain = self._pc.open(seq, wire)
-            except InvalidTag:
-                return None
-            log.append(("received", self._key, seq, wire))
-            return plain[4:]
+            plain = super().decrypt_packet(seq, first, rest, header_len, mac)
+            if plain is not None:
+                log.append(("received", self._key, seq, first + rest + mac))
+            return plain
 
-    return PacketCipherEncryption
+    return LoggingPacketCipherEncryption
 
 
 def test_real_openssh_client_on_loopback(tmp_path, monkeypatch):
