@@ -25,17 +25,19 @@ _shim = None            # our Encryption subclass (made once, on first use)
 
 def _encryption_module():
     try:
+        # The whole package: its import registers the ciphers in the table
+        # (asyncssh.encryption alone does not, in older versions).
+        import asyncssh
         import asyncssh.encryption as enc
     except ImportError:
         raise ImportError(f"use_with_asyncssh needs asyncssh: {_HINT}") from None
     table = getattr(enc, "_enc_params", None)
     base = getattr(enc, "Encryption", None)
     entry = table.get(NAME) if isinstance(table, dict) else None
-    methods = ("new", "needs_mac", "get_mac_params", "encrypt_packet", "decrypt_header",
-               "decrypt_packet")
+    # (needs_mac() came later, in 2.15: not required; ours has it.)
+    methods = ("new", "get_mac_params", "encrypt_packet", "decrypt_header", "decrypt_packet")
     if (base is None or entry is None or not isinstance(entry, tuple) or len(entry) != 2
             or not all(hasattr(base, m) for m in methods)):
-        import asyncssh
         raise RuntimeError(
             f"use_with_asyncssh: asyncssh {getattr(asyncssh, '__version__', '?')} does not "
             f"have the cipher table this adapter patches (asyncssh.encryption._enc_params["
