@@ -916,5 +916,7 @@ def _main(argv=None):
         return 130
 
 
+from poly1305x._paramiko import use_with_paramiko  # noqa: E402  (needs paramiko only when called)
+
 if __name__ == "__main__":
     sys.exit(_main())
