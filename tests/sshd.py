@@ -4,9 +4,9 @@
         sshd.authorize(public_key_line)          # an authorized_keys line
         sshd.port, sshd.user, sshd.host_key      # where and whom to connect to
         sshd.known_hosts_line()                  # '[127.0.0.1]:PORT ssh-ed25519 AAAA...'
-        sshd.log()                               # what sshd printed (-e: to stderr)
+        sshd.log()                               # sshd's log (LogLevel DEBUG1)
 
-The server runs in the foreground (``sshd -D -e``) from a generated
+The server runs in the foreground (``sshd -D -E LOGFILE``) from a generated
 configuration: a fresh ed25519 host key, ``Ciphers`` restricted to the given
 list (default: chacha20-poly1305@openssh.com only), the given ``RekeyLimit``,
 public-key authentication only, an AuthorizedKeysFile in the temporary
@@ -122,8 +122,10 @@ class Sshd:
             self.port = free_port()
             self._write_config()
             subprocess.run([SSHD, "-t", "-f", self.config], check=True, capture_output=True)
+            # -E, not -e: with -e the session process's own debug lines would
+            # reach the client as the first lines of a command's stderr.
             log = open(self.log_path, "ab")
-            self.proc = subprocess.Popen([SSHD, "-D", "-e", "-f", self.config],
+            self.proc = subprocess.Popen([SSHD, "-D", "-E", self.log_path, "-f", self.config],
                                          stdin=subprocess.DEVNULL, stdout=log, stderr=log)
             log.close()
             if self._wait_ready(timeout):
