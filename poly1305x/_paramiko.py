@@ -1,6 +1,6 @@
 """chacha20-poly1305@openssh.com for paramiko, on poly1305x: ``use_with_paramiko()``.
 
-paramiko (3.3 to 5.x) has no ChaCha20-Poly1305 transport cipher and cannot read
+paramiko (3.5 to 5.x) has no ChaCha20-Poly1305 transport cipher and cannot read
 key files encrypted with it.  ``use_with_paramiko()`` adds both, through four
 changes that ``use_with_paramiko(False)`` undoes exactly:
 
@@ -45,7 +45,7 @@ __all__ = ["CIPHER", "use_with_paramiko"]
 CIPHER = "chacha20-poly1305@openssh.com"
 MAX_PACKET = 256 * 1024   # OpenSSH's PACKET_MAX_SIZE: bound an unauthenticated length
 TAG = 16
-SUPPORTED = "paramiko 3.3 to 5.x"
+SUPPORTED = "paramiko 3.5 to 5.x"
 INSTALL_HINT = "pip install poly1305x[paramiko]"
 
 # Packetizer state this module reads or writes (paramiko's name-mangled privates).
@@ -378,7 +378,7 @@ def use_with_paramiko(enable=True):
     Returns whether it was enabled before the call.  ImportError when paramiko
     is missing (``pip install poly1305x[paramiko]``); RuntimeError, before
     anything is changed, on a paramiko whose internals differ from the ones
-    this is written for (paramiko 3.3 to 5.x)."""
+    this is written for (paramiko 3.5 to 5.x)."""
     global _saved
     with _lock:
         was_on = _saved is not None

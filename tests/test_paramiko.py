@@ -12,15 +12,13 @@ import subprocess
 import threading
 import time
 
+import paramiko  # a test-extra requirement: its absence fails, not skips
 import pytest
+from paramiko.ssh_exception import PasswordRequiredException, SSHException
 
-paramiko = pytest.importorskip("paramiko")  # a test-extra requirement: see pyproject
-
-from paramiko.ssh_exception import PasswordRequiredException, SSHException  # noqa: E402
-
-from poly1305x import _paramiko, openssh  # noqa: E402
-from poly1305x._ssh import PacketCipher  # noqa: E402
-from sshd import CHACHA, Sshd, keygen  # noqa: E402
+from poly1305x import _paramiko, openssh
+from poly1305x._ssh import PacketCipher
+from sshd import CHACHA, Sshd, keygen
 
 SSH = shutil.which("ssh") or "/usr/bin/ssh"
 MiB = 1 << 20
