@@ -56,7 +56,7 @@ _PACKETIZER_STATE = (
     "need_rekey", "sent_bytes", "sent_packets", "received_bytes", "received_packets",
     "received_bytes_overflow", "received_packets_overflow", "mac_size_in",
 )
-_PACKETIZER_METHODS = ("_build_packet", "read_all", "write_all", "_trigger_rekey", "_log",
+_PACKETIZER_METHODS = ("read_all", "write_all", "_trigger_rekey", "_log",
                        "send_message", "read_message", "set_inbound_cipher",
                        "set_outbound_cipher")
 
@@ -97,8 +97,14 @@ def _make_packetizer(Packetizer, SSHException, Message, MSG_NAMES):
             with self._Packetizer__write_lock:
                 if self._Packetizer__compress_engine_out is not None:
                     data = self._Packetizer__compress_engine_out(data)
-                # is_aead: padding covers everything after the length field
-                packet = self._build_packet(data)
+                # As OpenSSH pads for this cipher: 4..11 bytes, so that padlen,
+                # payload and padding (not the length field) fill 8-byte blocks.
+                # Zeros, as paramiko pads its CTR ciphers: the padding is
+                # encrypted with the rest, and a urandom call per packet costs
+                # more than sealing a small one.
+                padding = 11 - (len(data) + 4) % 8
+                packet = b"".join((struct.pack(">IB", len(data) + padding + 1, padding),
+                                   data, bytes(padding)))
                 if self._Packetizer__dump_packets:
                     self._log(logging.DEBUG, f"Write packet <{_name(MSG_NAMES, data[0])}>, "
                                   f"length {len(data)}")
