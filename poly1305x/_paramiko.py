@@ -54,7 +54,7 @@ _PACKETIZER_STATE = (
     "block_engine_out", "block_engine_in", "sequence_number_out", "sequence_number_in",
     "compress_engine_out", "compress_engine_in", "write_lock", "dump_packets",
     "need_rekey", "sent_bytes", "sent_packets", "received_bytes", "received_packets",
-    "received_bytes_overflow", "received_packets_overflow", "mac_size_in",
+    "received_bytes_overflow", "received_packets_overflow",
 )
 _PACKETIZER_METHODS = ("read_all", "write_all", "_trigger_rekey", "_log",
                        "send_message", "read_message", "set_inbound_cipher",
@@ -106,8 +106,8 @@ def _make_packetizer(Packetizer, SSHException, Message, MSG_NAMES):
                 packet = b"".join((struct.pack(">IB", len(data) + padding + 1, padding),
                                    data, bytes(padding)))
                 if self._Packetizer__dump_packets:
-                    self._log(logging.DEBUG, f"Write packet <{_name(MSG_NAMES, data[0])}>, "
-                                  f"length {len(data)}")
+                    self._log(logging.DEBUG,
+                              f"Write packet <{_name(MSG_NAMES, data[0])}>, length {len(data)}")
                 seq = self._Packetizer__sequence_number_out
                 out = engine.cipher.seal(seq, packet)
                 seq = (seq + 1) & 0xFFFFFFFF
@@ -115,16 +115,7 @@ def _make_packetizer(Packetizer, SSHException, Message, MSG_NAMES):
                     raise SSHException("Sequence number rolled over during initial kex!")
                 self._Packetizer__sequence_number_out = seq
                 self.write_all(out)
-                self._Packetizer__sent_bytes += len(out)
-                self._Packetizer__sent_packets += 1
-                if (self._Packetizer__sent_packets >= self.REKEY_PACKETS
-                        or self._Packetizer__sent_bytes >= self.REKEY_BYTES) \
-                        and not self._Packetizer__need_rekey:
-                    self._log(logging.DEBUG, f"Rekeying (hit {self._Packetizer__sent_packets} packets, "
-                                  f"{self._Packetizer__sent_bytes} bytes sent)")
-                    self._Packetizer__received_bytes_overflow = 0
-                    self._Packetizer__received_packets_overflow = 0
-                    self._trigger_rekey()
+                self._count_sent(len(out))
 
         def read_message(self):
             engine = self._Packetizer__block_engine_in
@@ -156,11 +147,27 @@ def _make_packetizer(Packetizer, SSHException, Message, MSG_NAMES):
             self._count_received(size + TAG + 4)
             cmd = payload[0]
             if self._Packetizer__dump_packets:
-                self._log(logging.DEBUG, f"Read packet <{_name(MSG_NAMES, cmd)}>, length {len(payload)}")
+                self._log(logging.DEBUG,
+                          f"Read packet <{_name(MSG_NAMES, cmd)}>, length {len(payload)}")
             return cmd, msg
 
+        # paramiko's re-key accounting (from Packetizer.send_message and
+        # read_message), unchanged.
+
+        def _count_sent(self, raw):
+            self._Packetizer__sent_bytes += raw
+            self._Packetizer__sent_packets += 1
+            if (self._Packetizer__sent_packets >= self.REKEY_PACKETS
+                    or self._Packetizer__sent_bytes >= self.REKEY_BYTES) \
+                    and not self._Packetizer__need_rekey:
+                self._log(logging.DEBUG,
+                          f"Rekeying (hit {self._Packetizer__sent_packets} packets, "
+                          f"{self._Packetizer__sent_bytes} bytes sent)")
+                self._Packetizer__received_bytes_overflow = 0
+                self._Packetizer__received_packets_overflow = 0
+                self._trigger_rekey()
+
         def _count_received(self, raw):
-            # paramiko's re-key accounting (Packetizer.read_message), unchanged.
             self._Packetizer__received_bytes += raw
             self._Packetizer__received_packets += 1
             if self._Packetizer__need_rekey:
@@ -173,8 +180,9 @@ def _make_packetizer(Packetizer, SSHException, Message, MSG_NAMES):
                     raise SSHException("Remote transport is ignoring rekey requests")
             elif (self._Packetizer__received_packets >= self.REKEY_PACKETS
                     or self._Packetizer__received_bytes >= self.REKEY_BYTES):
-                self._log(logging.DEBUG, f"Rekeying (hit {self._Packetizer__received_packets} packets, "
-                              f"{self._Packetizer__received_bytes} bytes received)")
+                self._log(logging.DEBUG,
+                          f"Rekeying (hit {self._Packetizer__received_packets} packets, "
+                          f"{self._Packetizer__received_bytes} bytes received)")
                 self._Packetizer__received_bytes_overflow = 0
                 self._Packetizer__received_packets_overflow = 0
                 self._trigger_rekey()

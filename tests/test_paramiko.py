@@ -152,6 +152,22 @@ def test_client_sshd_without_strict_kex(enabled, sshd, keys):
         t.close()
 
 
+def test_own_packetizer_class_gets_a_clear_error(enabled, sshd, keys):
+    """A Transport built with a packetizer_class that is not ours cannot run
+    the cipher; when the server insists on it, the error says why."""
+    sock = socket.create_connection((sshd.host, sshd.port), timeout=30)
+    t = paramiko.Transport(sock, packetizer_class=paramiko.packet.Packetizer)
+    try:
+        with pytest.raises(SSHException) as ei:
+            t.connect(hostkey=_host_key(sshd.host_public_key)[1], username=sshd.user,
+                      pkey=paramiko.Ed25519Key.from_private_key_file(
+                          keys["ed25519-chacha"][0], PASS))
+        err = f"{ei.value} {t.saved_exception}"
+        assert "needs poly1305x's packetizer" in err, err
+    finally:
+        t.close()
+
+
 # --- OpenSSH ssh client -> paramiko server ------------------------------------
 
 class _Server(paramiko.ServerInterface):
