@@ -24,6 +24,8 @@ changes that ``use_with_paramiko(False)`` undoes exactly:
    OpenSSH key file, first turns a file encrypted with
    chacha20-poly1305@openssh.com into the unencrypted file
    (``poly1305x.openssh.decrypt``); other files pass through untouched.
+   ``Ed25519Key`` reads its file without the password and parses it in
+   ``_parse_signing_key_data``, so that method does the same.
 4. ``PKey.from_path`` loads such files through the same route (the original
    goes through cryptography, which does not know the cipher).
 
@@ -299,7 +301,7 @@ def _unarmour(pem):
     return base64.b64decode("".join(pem.strip().splitlines()[1:-1]))
 
 
-def _decrypt_key(paramiko, block, key_type, password, tag=None):
+def _decrypt_key(block, key_type, password, tag=None):
     from poly1305x import openssh
     from paramiko.ssh_exception import PasswordRequiredException, SSHException
     if tag in _TAGS and not key_type.startswith(_TAGS[tag]):
@@ -339,14 +341,14 @@ def _patch_keys(paramiko, saved):
         # Ed25519Key reads without the password and hands the raw file to
         # _parse_signing_key_data (patched below) together with the password.
         if found is not None and not (tag == "OPENSSH" and password is None):
-            text = _decrypt_key(paramiko, found[0], found[1], password, tag)
+            text = _decrypt_key(found[0], found[1], password, tag)
             password = None
         return read_original(self, tag, io.StringIO(text), password)
 
     def _parse_signing_key_data(self, data, password):
         found = _chacha_key(data)
         if found is not None:
-            data = _unarmour(_decrypt_key(paramiko, found[0], found[1], password))
+            data = _unarmour(_decrypt_key(found[0], found[1], password))
         return parse_original(self, data, password)
 
     def from_path(path, password=None):
@@ -366,7 +368,7 @@ def _patch_keys(paramiko, saved):
             key_class = paramiko.ECDSAKey
         if key_class is None:
             raise paramiko.pkey.UnknownKeyType(key_type=found[1])
-        plain = _decrypt_key(paramiko, found[0], found[1], password)
+        plain = _decrypt_key(found[0], found[1], password)
         key = key_class.from_private_key(io.StringIO(plain))
         cert_path = Path(str(key_path) + "-cert.pub")
         if cert_path.exists():
