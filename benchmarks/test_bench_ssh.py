@@ -156,12 +156,12 @@ def sshd_peer(tmp_path_factory):
     if os.geteuid() != 0 or not os.path.exists("/usr/sbin/sshd"):
         pytest.skip("needs root and openssh-server")
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "tests"))
-    from sshd import OpenSSHServer
+    from sshd import Sshd
     root = tmp_path_factory.mktemp("sshd")
     key = root / "id_ed25519"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True,
                    capture_output=True, timeout=60)
-    server = OpenSSHServer(root, ciphers=CHACHA)
+    server = Sshd(root, ciphers=(CHACHA,))
     server.start()
     server.authorize(key.with_suffix(".pub").read_bytes())
     try:

@@ -1,152 +1,174 @@
-"""A real OpenSSH server on loopback for interop tests: ``openssh_sshd``.
+"""A real OpenSSH ``sshd`` on 127.0.0.1 for interoperability tests.
 
-Debian's ``openssh-server`` (``/usr/sbin/sshd``; .ci/run installs it and
-creates /run/sshd).  Each server gets a temporary directory with a fresh
-ed25519 host key, a generated ``sshd_config`` and an ``authorized_keys`` file,
-and listens on a free 127.0.0.1 port in the foreground (``sshd -D -e``), its
-log captured.  It needs root (privilege separation); a missing sshd or a
-server that does not come up is a test failure, never a skip.
+    with Sshd(tmp_path, rekey_limit="1M") as sshd:
+        sshd.authorize(public_key_line)          # an authorized_keys line
+        sshd.port, sshd.user, sshd.host_key      # where and whom to connect to
+        sshd.known_hosts_line()                  # '[127.0.0.1]:PORT ssh-ed25519 AAAA...'
+        sshd.log()                               # sshd's log (LogLevel DEBUG1)
 
-Use::
+The server runs in the foreground (``sshd -D -E LOGFILE``) from a generated
+configuration: a fresh ed25519 host key, ``Ciphers`` restricted to the given
+list (default: chacha20-poly1305@openssh.com only), the given ``RekeyLimit``,
+public-key authentication only, an AuthorizedKeysFile in the temporary
+directory, ``UsePAM no``, ``StrictModes no``, no PID file and the in-process
+SFTP server.  It accepts the user running the tests (root in CI; sshd needs
+root's privilege separation directory /run/sshd, created here).
+
+``Sshd.available()`` says whether /usr/sbin/sshd and ssh-keygen exist
+(Debian: ``apt-get install openssh-server openssh-client``; .ci/run installs
+them).  A missing sshd, or one that does not come up, fails the test: never a
+skip.  In pytest, the ``openssh_sshd`` fixture is a factory of started servers
+that are all stopped when the test ends::
 
     from sshd import openssh_sshd            # noqa: F401  (the fixture)
 
     def test_x(openssh_sshd):
-        server = openssh_sshd(ciphers="chacha20-poly1305@openssh.com",
-                              rekey_limit="1M")
-        server.authorize(public_key_line)    # an authorized_keys line
-        ... connect to server.host, server.port as server.user ...
-        server.log()                         # what sshd printed so far
-
-or, outside pytest, ``with OpenSSHServer(directory, ...) as server: ...``.
+        server = openssh_sshd(rekey_limit="1M")
 """
-import getpass
 import os
+import pwd
+import shutil
 import socket
 import subprocess
-import threading
 import time
 
 import pytest
 
-SSHD = "/usr/sbin/sshd"
+SSHD = os.environ.get("POLY1305X_SSHD", "/usr/sbin/sshd")
+SSH_KEYGEN = shutil.which("ssh-keygen") or "/usr/bin/ssh-keygen"
+CHACHA = "chacha20-poly1305@openssh.com"
 
 
 def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-class OpenSSHServer:
-    """One sshd process.  ``ciphers``, ``rekey_limit`` ("<bytes> [<seconds>]",
-    as sshd_config's RekeyLimit) and ``extra`` (more config lines) shape the
-    server; ``host``, ``port``, ``user``, ``host_key_pub`` (the host key's
-    public line) describe it."""
+def keygen(path, key_type="ed25519", passphrase="", cipher=None, comment="poly1305x-test",
+           rounds=None):
+    """ssh-keygen a key pair at ``path`` (and ``path.pub``); returns the public line.
+    ``cipher`` is ssh-keygen's -Z (e.g. chacha20-poly1305@openssh.com)."""
+    cmd = [SSH_KEYGEN, "-q", "-t", key_type, "-N", passphrase, "-C", comment, "-f", str(path)]
+    if cipher:
+        cmd += ["-Z", cipher]
+    if rounds:
+        cmd += ["-a", str(rounds)]
+    subprocess.run(cmd, check=True, stdin=subprocess.DEVNULL, capture_output=True)
+    with open(f"{path}.pub") as f:
+        return f.read().strip()
 
-    def __init__(self, directory, ciphers="chacha20-poly1305@openssh.com",
-                 rekey_limit=None, extra=()):
-        self.dir = str(directory)
-        self.host = "127.0.0.1"
-        self.user = getpass.getuser()
-        self.ciphers = ciphers
+
+class Sshd:
+    """OpenSSH's sshd on 127.0.0.1:<free port>, in ``directory``."""
+
+    host = "127.0.0.1"
+
+    def __init__(self, directory, *, ciphers=(CHACHA,), rekey_limit="1M", options=()):
+        self.dir = os.fspath(directory)
+        self.ciphers = (ciphers,) if isinstance(ciphers, str) else tuple(ciphers)
         self.rekey_limit = rekey_limit
-        self.extra = list(extra)
+        self.options = tuple(options)     # extra "Keyword value" lines
+        self.user = pwd.getpwuid(os.getuid()).pw_name
+        self.port = None
         self.proc = None
-        self._log = []
-        self._log_lock = threading.Lock()
-
-    # -- set-up ---------------------------------------------------------------
-
-    def _prepare(self):
-        if not os.path.exists(SSHD):
-            pytest.fail(f"{SSHD} is missing: these tests need OpenSSH's server "
-                        "(apt-get install openssh-server; .ci/run does this)")
-        if os.geteuid() != 0:
-            pytest.fail("sshd needs root for privilege separation (run the suite as root, "
-                        "as .ci/run does)")
-        os.makedirs("/run/sshd", mode=0o755, exist_ok=True)   # privsep directory
         self.host_key = os.path.join(self.dir, "ssh_host_ed25519_key")
-        r = subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f",
-                            self.host_key], capture_output=True, timeout=60)
-        if r.returncode:
-            pytest.fail(f"ssh-keygen (host key): {r.stderr.decode()}")
-        with open(self.host_key + ".pub") as fh:
-            self.host_key_pub = " ".join(fh.read().split()[:2])
         self.authorized_keys = os.path.join(self.dir, "authorized_keys")
-        open(self.authorized_keys, "a").close()
-        os.chmod(self.authorized_keys, 0o600)
-        self.port = free_port()
+        self.config = os.path.join(self.dir, "sshd_config")
+        self.log_path = os.path.join(self.dir, "sshd.log")
+        self.host_public_key = None
+
+    @staticmethod
+    def available():
+        return os.access(SSHD, os.X_OK) and os.access(SSH_KEYGEN, os.X_OK)
+
+    def authorize(self, public_key_line):
+        """Append an authorized_keys line, str or bytes (sshd reads the file
+        at each login)."""
+        if isinstance(public_key_line, bytes):
+            public_key_line = public_key_line.decode()
+        with open(self.authorized_keys, "a") as f:
+            f.write(public_key_line.strip() + "\n")
+
+    def known_hosts_line(self):
+        return f"[{self.host}]:{self.port} {self.host_public_key}"
+
+    def log(self):
+        try:
+            with open(self.log_path, errors="replace") as f:
+                return f.read()
+        except FileNotFoundError:
+            return ""
+
+    def _write_config(self):
         lines = [
             f"ListenAddress {self.host}:{self.port}",
             f"HostKey {self.host_key}",
+            "PidFile none",
+            "UsePAM no",
+            "StrictModes no",
             f"AuthorizedKeysFile {self.authorized_keys}",
             "PubkeyAuthentication yes",
             "PasswordAuthentication no",
             "KbdInteractiveAuthentication no",
             "PermitRootLogin prohibit-password",
-            "UsePAM no",
-            "StrictModes no",
-            "PidFile none",
-            "LogLevel VERBOSE",
+            f"Ciphers {','.join(self.ciphers)}",
+            f"RekeyLimit {self.rekey_limit}",
             "Subsystem sftp internal-sftp",
-            "AcceptEnv LANG",
+            "LogLevel DEBUG1",
+            *self.options,
         ]
-        if self.ciphers:
-            lines.append(f"Ciphers {self.ciphers}")
-        if self.rekey_limit:
-            lines.append(f"RekeyLimit {self.rekey_limit}")
-        lines += self.extra
-        self.config = os.path.join(self.dir, "sshd_config")
-        with open(self.config, "w") as fh:
-            fh.write("\n".join(lines) + "\n")
+        with open(self.config, "w") as f:
+            f.write("\n".join(lines) + "\n")
 
-    def authorize(self, public_key_line):
-        """Add an authorized_keys line (str or bytes)."""
-        if isinstance(public_key_line, bytes):
-            public_key_line = public_key_line.decode()
-        with open(self.authorized_keys, "a") as fh:
-            fh.write(public_key_line.strip() + "\n")
-
-    # -- running --------------------------------------------------------------
-
-    def _drain(self):
-        for line in self.proc.stderr:
-            with self._log_lock:
-                self._log.append(line.decode("utf-8", "replace"))
-
-    def start(self):
-        self._prepare()
-        r = subprocess.run([SSHD, "-t", "-f", self.config], capture_output=True, timeout=60)
-        if r.returncode:
-            pytest.fail(f"sshd -t rejects the generated config: {r.stderr.decode()}")
-        self.proc = subprocess.Popen([SSHD, "-D", "-e", "-f", self.config],
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE)
-        threading.Thread(target=self._drain, daemon=True).start()
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if "Server listening" in self.log():
+    def start(self, timeout=15.0):
+        if not self.available():
+            raise RuntimeError(f"{SSHD} or ssh-keygen missing: apt-get install openssh-server")
+        if os.getuid() == 0:
+            os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
+        if not os.path.exists(self.host_key):
+            self.host_public_key = " ".join(
+                keygen(self.host_key, comment="poly1305x-test-host").split()[:2])
+        open(self.authorized_keys, "a").close()
+        for _ in range(5):          # another process may take the port in between
+            self.port = free_port()
+            self._write_config()
+            subprocess.run([SSHD, "-t", "-f", self.config], check=True, capture_output=True)
+            # -E, not -e: with -e the session process's own debug lines would
+            # reach the client as the first lines of a command's stderr.
+            log = open(self.log_path, "ab")
+            self.proc = subprocess.Popen([SSHD, "-D", "-E", self.log_path, "-f", self.config],
+                                         stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+            log.close()
+            if self._wait_ready(timeout):
                 return self
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        self.stop()
-        pytest.fail(f"sshd did not start listening:\n{self.log()}")
+            self.stop()
+        raise RuntimeError("sshd did not start:\n" + self.log())
 
-    def log(self):
-        """Everything sshd printed so far."""
-        with self._log_lock:
-            return "".join(self._log)
+    def _wait_ready(self, timeout):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                return False
+            try:
+                with socket.create_connection((self.host, self.port), timeout=2) as s:
+                    if s.recv(64).startswith(b"SSH-2.0-"):
+                        return True
+            except OSError:
+                time.sleep(0.05)
+        return False
 
     def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.terminate()
+                try:
+                    self.proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+            self.proc = None
 
     def __enter__(self):
         return self.start()
@@ -157,15 +179,15 @@ class OpenSSHServer:
 
 @pytest.fixture
 def openssh_sshd(tmp_path):
-    """A factory: ``openssh_sshd(ciphers=..., rekey_limit=..., extra=[...])``
-    starts an :class:`OpenSSHServer` in a fresh directory; all are stopped at
-    the end of the test."""
+    """A factory: ``openssh_sshd(ciphers=..., rekey_limit=..., options=[...])``
+    starts an :class:`Sshd` in a fresh directory; all are stopped at the end
+    of the test."""
     servers = []
 
     def start(**kw):
         directory = tmp_path / f"sshd{len(servers)}"
         directory.mkdir()
-        server = OpenSSHServer(directory, **kw)
+        server = Sshd(directory, **kw)
         servers.append(server)
         return server.start()
 
@@ -174,6 +196,3 @@ def openssh_sshd(tmp_path):
     finally:
         for server in servers:
             server.stop()
-
-
-__all__ = ["OpenSSHServer", "free_port", "openssh_sshd", "SSHD"]

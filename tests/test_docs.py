@@ -91,6 +91,23 @@ buf = _PacketCipher(key_c2s).seal(seqnr, packet)       # what arrived
 }
 
 #: The same for reST literal blocks in docstrings, by module name.
+# docs/paramiko.md connects to a real sshd (tests/sshd.py) with a key encrypted
+# with chacha20-poly1305@openssh.com; stopped when the page's process exits.
+PRELUDE["paramiko.md"] = f"""
+import atexit, os, sys
+sys.path.insert(0, {str(ROOT / "tests")!r})
+from sshd import Sshd, keygen
+os.makedirs("sshd", exist_ok=True)
+_server = Sshd(os.path.abspath("sshd")).start()
+atexit.register(_server.stop)
+host, port, user = _server.host, _server.port, _server.user
+key_file = os.path.abspath("key_file")
+_server.authorize(keygen(key_file, passphrase="my passphrase",
+                         cipher="chacha20-poly1305@openssh.com", rounds=4))
+with open("known_hosts", "w") as _f:
+    _f.write(_server.known_hosts_line() + "\\n")
+"""
+
 PRELUDE["poly1305x.openssh"] = """
 import subprocess
 subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "passphrase",
@@ -108,6 +125,7 @@ REQUIRES = {
     "block-ciphers.md": {"modules": ["Crypto", "cryptography", "pyserpent"], "commands": []},
     "hpke.md": {"modules": ["pyhpke"], "commands": []},
     "openssh.md": {"modules": ["bcrypt", "Crypto", "asyncssh"], "commands": ["ssh-keygen"]},
+    "paramiko.md": {"modules": ["paramiko", "bcrypt"], "commands": ["ssh-keygen", "/usr/sbin/sshd"]},
     "poly1305x.openssh": {"modules": ["bcrypt", "Crypto"], "commands": ["ssh-keygen"]},
 }
 

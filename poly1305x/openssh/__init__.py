@@ -41,11 +41,13 @@ from poly1305x.openssh._container import (
 )
 from poly1305x.openssh._cryptography import load_ssh_private_key
 from poly1305x.openssh._keys import _modules
+from poly1305x.openssh._paramiko import use_with_paramiko
 from poly1305x.openssh._wire import wipe
 
 __all__ = [
     "CIPHERS", "DEFAULT_MAX_ROUNDS", "PacketCipher", "decrypt", "encrypt", "key_info",
     "load_private_key", "load_ssh_private_key", "public_key_line", "use_with_asyncssh",
+    "use_with_paramiko",
 ]
 
 

@@ -6,6 +6,7 @@ from poly1305x._ssh import PacketCipher as PacketCipher
 __all__ = [
     "CIPHERS", "DEFAULT_MAX_ROUNDS", "PacketCipher", "decrypt", "encrypt", "key_info",
     "load_private_key", "load_ssh_private_key", "public_key_line", "use_with_asyncssh",
+    "use_with_paramiko",
 ]
 
 _Data = Union[str, bytes, bytearray, memoryview]
@@ -28,3 +29,4 @@ def load_ssh_private_key(data: Union[bytes, bytearray, memoryview],
                          unsafe_skip_rsa_key_validation: bool = ...,
                          max_rounds: int = ...) -> Any: ...
 def use_with_asyncssh(enable: bool = ...) -> bool: ...
+def use_with_paramiko(enable: bool = ...) -> bool: ...
