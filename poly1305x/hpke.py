@@ -14,9 +14,10 @@ Three ways in, fastest-to-set-up first:
 poly1305x.
 
 >>> from poly1305x import hpke
->>> ctx = hpke.Context(bytes(32), bytes(12))
+>>> base_nonce = bytes.fromhex("5c4d98150661b848853b547f")  # from the key schedule
+>>> ctx = hpke.Context(bytes(32), base_nonce)
 >>> ct = ctx.seal(b"header", b"hello")
->>> hpke.Context(bytes(32), bytes(12)).open(b"header", ct)
+>>> hpke.Context(bytes(32), base_nonce).open(b"header", ct)
 b'hello'
 
 MLS (RFC 9420 section 6.3.2) XORs a 4-byte ``reuse_guard`` into the first four
@@ -108,21 +109,45 @@ class Context:
     and nothing is encrypted or released.  A context is stateful: do not share
     one between threads without a lock.
 
+    A context cannot be copied or pickled (TypeError): two copies would seal
+    different messages with the same nonce under the same key.
+
     :param key: 32 bytes.
-    :param base_nonce: 12 bytes.
+    :param base_nonce: 12 bytes, as a bytes-like object (``bytes``,
+        ``bytearray``, ``memoryview``...): TypeError for anything else (an
+        ``int``, a ``str``, a list), ValueError for another length or for
+        twelve zero bytes (a placeholder, never a derived ``base_nonce``).
     :param seq: the sequence number to start at (``0`` for a fresh context).
     """
 
     __slots__ = ("_aead", "_base", "_seq")
 
     def __init__(self, key, base_nonce, seq=0):
-        base_nonce = bytes(base_nonce)
-        if len(base_nonce) != NN:
-            raise ValueError(f"HPKE base_nonce must be {NN} bytes, not {len(base_nonce)}")
+        try:
+            view = memoryview(base_nonce)
+        except TypeError:
+            raise TypeError("HPKE base_nonce must be a bytes-like object, not "
+                            f"{type(base_nonce).__name__}") from None
+        with view:
+            nbytes = view.nbytes
+            if nbytes != NN:
+                raise ValueError(f"HPKE base_nonce must be {NN} bytes, not {nbytes}")
+            base = int.from_bytes(view.tobytes(), "big")
+        if base == 0:
+            # RFC 9180 derives base_nonce with HKDF: all-zero output has
+            # probability 2**-96, so zeros mean an unfilled buffer or bytes(12).
+            raise ValueError("HPKE base_nonce is all zeros: pass the base_nonce "
+                             "the key schedule derived")
         self._aead = _AEAD(key)
-        self._base = int.from_bytes(base_nonce, "big")
+        self._base = base
         self._seq = 0
         self.seq = seq
+
+    def _refuse_copy(self, *args):
+        raise TypeError("an HPKE Context cannot be copied or pickled: two copies "
+                        "would seal with the same nonces under the same key")
+
+    __copy__ = __deepcopy__ = __reduce__ = __reduce_ex__ = _refuse_copy
 
     @property
     def seq(self):
