@@ -4,7 +4,7 @@ from poly1305x._errors import InvalidTag as InvalidTag
 
 __all__ = [
     "AEAD_ID", "NK", "NN", "NT", "ChaCha20Poly1305Key", "Context", "InvalidTag",
-    "MessageLimitReachedError", "use_with_pyhpke",
+    "MessageLimitReachedError", "use_with_pyhpke", "use_with_rfc9180",
 ]
 
 _Buffer = Union[bytes, bytearray, memoryview]
@@ -45,3 +45,4 @@ class Context:
     def __reduce_ex__(self, *args: Any) -> NoReturn: ...
 
 def use_with_pyhpke(enable: bool = ...) -> bool: ...
+def use_with_rfc9180(enable: bool = ...) -> bool: ...
