@@ -334,3 +334,29 @@ def test_tampered_application_message_is_rejected(counting):
                 assert counting.open > opens  # poly1305x checked (and refused) the tag
         assert receiver.unprotect_application(ct)[1] == b"attack at dawn"
     assert delivered == []
+
+
+# -- rfc9420's own test suite, from its sdist, on the poly1305x provider -----
+
+def test_rfc9420_own_suite(tmp_path):
+    """The tests rfc9420 ships in its sdist, with every DefaultCryptoProvider
+    they create replaced by poly1305x.mls.CryptoProvider (tests/peer_plugin.py).
+    Its test-vector test wants a checkout of mls-implementations next to it:
+    it gets the ChaCha20-Poly1305 entries this repository keeps
+    (tests/vectors/mls_chacha20poly1305.json).  test_storage_sqlite.py is left
+    out: it needs aiosqlite and no cryptography."""
+    import shutil
+
+    import peer_sdist
+
+    root = tmp_path / "rfc9420"
+    shutil.copytree(peer_sdist.fetch("rfc9420"), root)
+    vectors = root / "mls-implementations" / "test-vectors"
+    vectors.mkdir(parents=True)
+    (vectors / "crypto-basics.json").write_text(json.dumps(VECTORS["crypto_basics"]))
+    (vectors / "message-protection.json").write_text(json.dumps(VECTORS["message_protection"]))
+    proc, counts = peer_sdist.run(root, "rfc9420",
+                                  ["tests", "--ignore", "tests/test_storage_sqlite.py"])
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    assert "test_vector_spec" not in proc.stdout  # (-rs lists skips; none of these)
+    assert counts["mls_open"] > 0 and counts["mls_seal"] > 0 and counts["mls_hpke"] > 0, counts

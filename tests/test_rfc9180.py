@@ -328,3 +328,19 @@ def test_pycryptodome_hpke_interop(mode, peer, peer_poly1305x, pyc_count):
         assert len(pyc_count) == 2 * len(msgs)  # every message ran through poly1305x
     finally:
         switch(was)
+
+
+# -- rfc9180's own test suite, from its sdist, on poly1305x -------------------
+
+def test_rfc9180_own_suite():
+    """The tests rfc9180 ships in its sdist (with its vectors/test-vectors.json,
+    every mode, KEM, KDF and AEAD), run with use_with_rfc9180() switched on
+    before collection (tests/peer_plugin.py)."""
+    import peer_sdist
+
+    root = peer_sdist.fetch("rfc9180")
+    proc, counts = peer_sdist.run(root, "rfc9180", ["tests"])
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    assert " passed" in proc.stdout and " failed" not in proc.stdout
+    # every ChaCha20-Poly1305 AEAD object the suite made was poly1305x's
+    assert counts["aead_objects"] > 1000, counts
