@@ -20,11 +20,15 @@ default provider raises: rfc9180's ``OpenError`` from :meth:`aead_decrypt`,
 ``cryptography``'s ``InvalidTag`` from :meth:`hpke_open`, so rfc9420's error
 handling is unchanged, and no plaintext is returned for a forged message.
 
-Pass it wherever rfc9420 takes a crypto provider::
+Pass it wherever rfc9420 takes a crypto provider, for example in a group's
+configuration::
 
+    from rfc9420 import GroupConfig, MemoryStorageProvider
     from poly1305x.mls import CryptoProvider
-    provider = CryptoProvider(0x0003)
-    # e.g. rfc9420.MLSGroup.create(group_id, key_package, provider)
+
+    config = GroupConfig(crypto_provider=CryptoProvider(0x0003),
+                         storage_provider=MemoryStorageProvider())
+    # MLSGroupSession.create_with_config(config, group_id, key_package), ...
 
 rfc9420 is optional (``pip install 'poly1305x[mls]'``); it is imported when a
 provider is created.
