@@ -151,6 +151,7 @@ def test_rfc9180_vectors(v, rfc9180_on, backend, monkeypatch):
     h = HPKE(v["kem_id"], v["kdf_id"], v["aead_id"])
     assert made == [EngineAEAD] and h.aead.cipher is EngineAEAD
     ctx = _rfc9180_recipient(h, v)
+    assert (ctx.key, ctx.base_nonce) == (_h(v["key"]), _h(v["base_nonce"]))
     for enc in v["encryptions"]:
         assert ctx.open(_h(enc["aad"]), _h(enc["ct"])) == _h(enc["pt"])
     for exp in v["exports"]:
@@ -167,6 +168,23 @@ def test_rfc9180_vectors(v, rfc9180_on, backend, monkeypatch):
     fresh = _rfc9180_recipient(h, v)
     with pytest.raises(OpenError):
         fresh.open(_h(v["encryptions"][0]["aad"]), bytes(bad))
+
+
+ALL_ENCRYPTIONS = json.load(open(os.path.join(os.path.dirname(__file__), "vectors",
+                                              "rfc9180_chacha20poly1305.json")))["vectors"]
+
+
+@pytest.mark.parametrize("v", ALL_ENCRYPTIONS, ids=_vid)
+def test_rfc9180_aead_every_encryption(v, rfc9180_on, backend):
+    """All 8,224 encryptions of the RFC 9180 ChaCha20-Poly1305 vectors through
+    rfc9180's AEAD step (AEADBase.seal/open, as its contexts call it)."""
+    aead = AEADBase(AEADID.CHACHA20_POLY1305)
+    assert aead.cipher is EngineAEAD
+    key = _h(v["key"])
+    for enc in v["encryptions"]:
+        nonce, aad, pt, ct = (_h(enc[k]) for k in ("nonce", "aad", "pt", "ct"))
+        assert aead.seal(key, nonce, aad, pt) == ct
+        assert aead.open(key, nonce, aad, ct) == pt
 
 
 # -- pycryptodome's Crypto.Protocol.HPKE -------------------------------------
