@@ -122,9 +122,16 @@ def test_aead_bad_tag_is_rfc9180_open_error(counting):
             p.aead_decrypt(key, nonce, bytes(bad), b"aad")
     with pytest.raises(OpenError):
         p.aead_decrypt(key, nonce, bytes(ct), b"other aad")
-    with pytest.raises(ValueError):
-        p.aead_encrypt(bytes(16), nonce, b"x", b"")
-    assert counting.open == 3
+    with pytest.raises(OpenError):  # shorter than a tag: as the default provider
+        p.aead_decrypt(key, nonce, bytes(15), b"aad")
+    for bad_key, bad_nonce in ((bytes(16), nonce), (key, bytes(11))):
+        with pytest.raises(ValueError):
+            p.aead_encrypt(bad_key, bad_nonce, b"x", b"")
+        with pytest.raises(ValueError):
+            p.aead_decrypt(bad_key, bad_nonce, bytes(ct), b"aad")
+    with pytest.raises(TypeError):
+        p.aead_encrypt(key, nonce, "text", b"")
+    assert counting.open == 6
 
 
 def test_other_suites_are_delegated(counting):
