@@ -10,13 +10,16 @@ Three ways in, fastest-to-set-up first:
 * :class:`Context` -- RFC 9180 section 5.2's encryption context: the nonce is
   ``base_nonce XOR I2OSP(seq, Nn)`` and ``seq`` advances after each success.
 
-:func:`use_with_pyhpke` makes pyhpke's ChaCha20-Poly1305 suites run on
-poly1305x.
+:func:`use_with_pyhpke` and :func:`use_with_rfc9180` make the
+ChaCha20-Poly1305 suites of pyhpke and of rfc9180 run on poly1305x.  (For
+pycryptodome's ``Crypto.Protocol.HPKE``, :func:`poly1305x.install` is enough;
+for MLS with rfc9420 see :mod:`poly1305x.mls`.)
 
 >>> from poly1305x import hpke
->>> ctx = hpke.Context(bytes(32), bytes(12))
+>>> base_nonce = bytes.fromhex("5c4d98150661b848853b547f")  # from the key schedule
+>>> ctx = hpke.Context(bytes(32), base_nonce)
 >>> ct = ctx.seal(b"header", b"hello")
->>> hpke.Context(bytes(32), bytes(12)).open(b"header", ct)
+>>> hpke.Context(bytes(32), base_nonce).open(b"header", ct)
 b'hello'
 
 MLS (RFC 9420 section 6.3.2) XORs a 4-byte ``reuse_guard`` into the first four
@@ -45,7 +48,7 @@ from poly1305x._errors import InvalidTag
 # otherwise shadow the builtin open().
 __all__ = [
     "AEAD_ID", "NK", "NN", "NT", "ChaCha20Poly1305Key", "Context", "InvalidTag",
-    "MessageLimitReachedError", "use_with_pyhpke",
+    "MessageLimitReachedError", "use_with_pyhpke", "use_with_rfc9180",
 ]
 
 AEAD_ID = 0x0003  #: RFC 9180 AEAD identifier of ChaCha20Poly1305
@@ -108,21 +111,45 @@ class Context:
     and nothing is encrypted or released.  A context is stateful: do not share
     one between threads without a lock.
 
+    A context cannot be copied or pickled (TypeError): two copies would seal
+    different messages with the same nonce under the same key.
+
     :param key: 32 bytes.
-    :param base_nonce: 12 bytes.
+    :param base_nonce: 12 bytes, as a bytes-like object (``bytes``,
+        ``bytearray``, ``memoryview``...): TypeError for anything else (an
+        ``int``, a ``str``, a list), ValueError for another length or for
+        twelve zero bytes (a placeholder, never a derived ``base_nonce``).
     :param seq: the sequence number to start at (``0`` for a fresh context).
     """
 
     __slots__ = ("_aead", "_base", "_seq")
 
     def __init__(self, key, base_nonce, seq=0):
-        base_nonce = bytes(base_nonce)
-        if len(base_nonce) != NN:
-            raise ValueError(f"HPKE base_nonce must be {NN} bytes, not {len(base_nonce)}")
+        try:
+            view = memoryview(base_nonce)
+        except TypeError:
+            raise TypeError("HPKE base_nonce must be a bytes-like object, not "
+                            f"{type(base_nonce).__name__}") from None
+        with view:
+            nbytes = view.nbytes
+            if nbytes != NN:
+                raise ValueError(f"HPKE base_nonce must be {NN} bytes, not {nbytes}")
+            base = int.from_bytes(view.tobytes(), "big")
+        if base == 0:
+            # RFC 9180 derives base_nonce with HKDF: all-zero output has
+            # probability 2**-96, so zeros mean an unfilled buffer or bytes(12).
+            raise ValueError("HPKE base_nonce is all zeros: pass the base_nonce "
+                             "the key schedule derived")
         self._aead = _AEAD(key)
-        self._base = int.from_bytes(base_nonce, "big")
+        self._base = base
         self._seq = 0
         self.seq = seq
+
+    def _refuse_copy(self, *args):
+        raise TypeError("an HPKE Context cannot be copied or pickled: two copies "
+                        "would seal with the same nonces under the same key")
+
+    __copy__ = __deepcopy__ = __reduce__ = __reduce_ex__ = _refuse_copy
 
     @property
     def seq(self):
@@ -221,4 +248,47 @@ def use_with_pyhpke(enable=True):
     elif was_on:
         mod.ChaCha20Poly1305Key = _pyhpke_original
         _pyhpke_original = None
+    return was_on
+
+
+# ---------------------------------------------------------------------------
+# rfc9180 integration.  rfc9180.primitives.aead.AEADBase picks its cipher
+# factory once, in __init__, by calling self._get_cipher(); every HPKE object
+# (and so every context) builds its own AEADBase.  Replacing that one method on
+# the class makes the ChaCha20-Poly1305 AEADBase objects built afterwards use
+# poly1305x.aead.ChaCha20Poly1305, whose encrypt/decrypt have the shape
+# AEADBase.seal/open call.  AES-GCM and export-only are passed to the original.
+
+_rfc9180_original = None  # rfc9180's AEADBase._get_cipher, while ours is installed
+
+
+def _rfc9180_get_cipher(self):
+    if int(self.aead_id) == AEAD_ID:
+        return _AEAD
+    return _rfc9180_original(self)
+
+
+def use_with_rfc9180(enable=True):
+    """Make rfc9180's ChaCha20-Poly1305 suites (AEAD id 0x0003) run on
+    poly1305x (``enable=True``) or on rfc9180's own ``cryptography`` backend
+    again (``enable=False``).  Affects ``rfc9180.HPKE`` objects created
+    afterwards (each builds its AEAD once); idempotent.  rfc9420's default MLS
+    provider builds its HPKE through rfc9180, so this switch reaches it too.
+
+    Returns whether poly1305x was in use before the call.  ImportError when
+    rfc9180 is not installed (``pip install 'poly1305x[rfc9180]'``)."""
+    global _rfc9180_original
+    try:
+        from rfc9180.primitives.aead import AEADBase
+    except ImportError as exc:
+        raise ImportError(
+            "use_with_rfc9180() needs rfc9180: pip install 'poly1305x[rfc9180]'") from exc
+    was_on = _rfc9180_original is not None and AEADBase._get_cipher is _rfc9180_get_cipher
+    if enable:
+        if not was_on:
+            _rfc9180_original = AEADBase._get_cipher
+            AEADBase._get_cipher = _rfc9180_get_cipher
+    elif was_on:
+        AEADBase._get_cipher = _rfc9180_original
+        _rfc9180_original = None
     return was_on

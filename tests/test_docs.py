@@ -123,17 +123,23 @@ REQUIRES = {
     "migrating-pycryptodome.md": {"modules": ["Crypto"], "commands": []},
     "migrating-cryptography.md": {"modules": ["cryptography"], "commands": []},
     "block-ciphers.md": {"modules": ["Crypto", "cryptography", "pyserpent"], "commands": []},
-    "hpke.md": {"modules": ["pyhpke"], "commands": []},
+    "hpke.md": {"modules": ["pyhpke", "rfc9180", "rfc9420", "noise", "Crypto"], "commands": []},
     "openssh.md": {"modules": ["bcrypt", "Crypto", "asyncssh"], "commands": ["ssh-keygen"]},
     "paramiko.md": {"modules": ["paramiko", "bcrypt"], "commands": ["ssh-keygen", "/usr/sbin/sshd"]},
     "poly1305x.openssh": {"modules": ["bcrypt", "Crypto"], "commands": ["ssh-keygen"]},
+    "poly1305x.mls": {"modules": ["rfc9420"], "commands": []},
 }
+
+#: Optional modules that no release of supports an older Python, with the
+#: oldest Python they import on: the test extra leaves them out there, and the
+#: blocks that import them are left out of a page's run (the others still run).
+NEEDS_PYTHON = {"rfc9420": (3, 10)}
 
 #: Modules whose docstring examples are shown by docs/api.rst.
 DOCTEST_MODULES = [
     "poly1305x", "poly1305x.Poly1305", "poly1305x.ChaCha20", "poly1305x.ChaCha20_Poly1305",
     "poly1305x.mac", "poly1305x.aead", "poly1305x.hpke", "poly1305x.openssh",
-    "poly1305x._install",
+    "poly1305x._install", "poly1305x.mls", "poly1305x.noise",
 ]
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*)$")
@@ -242,7 +248,13 @@ def run_blocks(name, label, blocks, tmp_path):
     """Run blocks (dicts with line and source) in order in a subprocess, with
     PRELUDE[name] and after checking REQUIRES[name]."""
     req = REQUIRES.get(name, {"modules": [], "commands": []})
+    too_new = [m for m, v in NEEDS_PYTHON.items() if sys.version_info < v]
+    if too_new:
+        imports = re.compile(rf"^\s*(?:import|from)\s+(?:{'|'.join(too_new)})\b", re.M)
+        blocks = [b for b in blocks if not imports.search(b["source"])]
     for mod in req["modules"]:
+        if mod in too_new:
+            continue
         try:
             importlib.import_module(mod)
         except ImportError:

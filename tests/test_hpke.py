@@ -306,3 +306,76 @@ def test_seq_must_be_an_integer():
         ctx.compute_nonce(2.0)
     ctx.seq = 7
     assert ctx.seq == 7 and ctx.compute_nonce(7) == (int.from_bytes(BASE, "big") ^ 7).to_bytes(12, "big")
+
+
+# -- issue 15 item 5: a Context is never copied, its nonce is bytes-like -------
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle", "reduce_ex"])
+def test_context_refuses_copying(how):
+    """copy.copy used to work (deepcopy and pickle refused): both copies then
+    sealed with the same nonce under the same key."""
+    import copy
+    import pickle
+
+    ctx = hpke.Context(KEY, BASE)
+    ctx.seal(b"", b"first")
+    do = {"copy": copy.copy, "deepcopy": copy.deepcopy,
+          "pickle": lambda c: pickle.loads(pickle.dumps(c)),
+          "reduce_ex": lambda c: c.__reduce_ex__(2)}[how]
+    with pytest.raises(TypeError, match="cannot be copied"):
+        do(ctx)
+    assert ctx.seq == 1  # the refused copy did not disturb the original
+    assert hpke.Context(KEY, BASE, seq=1).open(b"", ctx.seal(b"", b"next")) == b"next"
+
+
+def test_context_subclass_refuses_copying():
+    import copy
+
+    class Sub(hpke.Context):
+        __slots__ = ()
+
+    with pytest.raises(TypeError):
+        copy.copy(Sub(KEY, BASE))
+
+
+@pytest.mark.parametrize("nonce", [12, 12.0, "abcdefghijkl", list(range(1, 13)),
+                                   tuple(range(1, 13)), iter(range(1, 13)), None,
+                                   {i: i for i in range(1, 13)}],
+                         ids=["int", "float", "str", "list", "tuple", "iterator", "None",
+                              "dict"])
+def test_context_nonce_must_be_bytes_like(nonce):
+    """hpke.Context(key, 12) used to build an all-zero nonce (bytes(12)), and
+    any iterable of small ints was taken as a nonce."""
+    with pytest.raises(TypeError, match="bytes-like"):
+        hpke.Context(KEY, nonce)
+
+
+def test_context_refuses_all_zero_nonce():
+    for zeros in (bytes(12), bytearray(12), memoryview(bytes(12))):
+        with pytest.raises(ValueError, match="all zeros"):
+            hpke.Context(KEY, zeros)
+    # one non-zero bit is a valid base nonce
+    assert hpke.Context(KEY, bytes(11) + b"\x01").compute_nonce(1) == bytes(12)
+
+
+def test_context_takes_every_bytes_like_nonce():
+    import array
+
+    expected = hpke.Context(KEY, BASE).seal(b"a", b"m")
+    words = array.array("I")
+    words.frombytes(BASE)  # 3 items, 12 bytes: the length counted is in bytes
+    for nonce in (bytearray(BASE), memoryview(BASE), memoryview(b"xx" + BASE)[2:], words,
+                  memoryview(BASE * 2)[::2].tobytes()[:0] + BASE):
+        assert hpke.Context(KEY, nonce).seal(b"a", b"m") == expected
+    # a non-contiguous view is read as its bytes, in order
+    strided = memoryview(bytes(b for pair in zip(BASE, bytes(12)) for b in pair))[::2]
+    assert hpke.Context(KEY, strided).seal(b"a", b"m") == expected
+    with pytest.raises(ValueError):
+        hpke.Context(KEY, array.array("I", [1, 2]))  # 8 bytes
+
+
+def test_context_nonce_buffer_is_copied():
+    nonce = bytearray(BASE)
+    ctx = hpke.Context(KEY, nonce)
+    nonce[:] = bytes(12)
+    assert ctx.base_nonce == BASE

@@ -73,10 +73,11 @@ def cryptography_face(key: bytes) -> bytes:
 
 
 def hpke_face(key: bytes) -> bytes:
-    ctx = hpke.Context(key, bytes(12))
+    base_nonce = bytes(range(1, 13))
+    ctx = hpke.Context(key, base_nonce)
     ct = ctx.seal(b"aad", b"payload")
     assert_type(ct, bytes)
-    return hpke.Context(key, bytes(12)).open(b"aad", ct)
+    return hpke.Context(key, base_nonce).open(b"aad", ct)
 
 
 def install_face() -> None:

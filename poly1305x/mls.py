@@ -1,0 +1,179 @@
+"""A crypto provider for rfc9420 (MLS, RFC 9420) whose ChaCha20-Poly1305 is
+poly1305x.
+
+rfc9420 takes its cryptography from a *crypto provider*: any object with the
+methods of ``rfc9420.providers.crypto.CryptoProviderProtocol``
+(``aead_encrypt``, ``hpke_seal``, ``sign``...).  :class:`CryptoProvider` is
+one.  For the cipher suites whose AEAD is ChaCha20-Poly1305 (``0x0003``
+``MLS_128_DHKEMX25519_CHACHA20POLY1305_SHA256_Ed25519`` and ``0x0006``
+``MLS_256_DHKEMX448_CHACHA20POLY1305_SHA512_Ed448``) it does
+
+* the AEAD of the message layer (PrivateMessage content and sender data, the
+  GroupInfo in a Welcome) with poly1305x, and
+* the HPKE of the Welcome and of UpdatePath secrets with rfc9180, whose AEAD
+  step is poly1305x.
+
+Everything else -- the other suites, hashing, HKDF, signatures, key
+generation, HPKE export -- goes to a wrapped provider, by default rfc9420's
+``DefaultCryptoProvider`` for the same suite.  Errors are the ones the
+default provider raises: rfc9180's ``OpenError`` from :meth:`aead_decrypt`,
+``cryptography``'s ``InvalidTag`` from :meth:`hpke_open`, so rfc9420's error
+handling is unchanged, and no plaintext is returned for a forged message.
+
+Pass it wherever rfc9420 takes a crypto provider, for example in a group's
+configuration::
+
+    from rfc9420 import GroupConfig, MemoryStorageProvider
+    from poly1305x.mls import CryptoProvider
+
+    config = GroupConfig(crypto_provider=CryptoProvider(0x0003),
+                         storage_provider=MemoryStorageProvider())
+    # MLSGroupSession.create_with_config(config, group_id, key_package), ...
+
+rfc9420 is optional (``pip install 'poly1305x[mls]'``); it is imported when a
+provider is created.
+"""
+from poly1305x._dispatch import backend as _backend
+from poly1305x._engine import ChaCha20Poly1305 as _AEAD
+from poly1305x._engine import chacha20poly1305_open as _open
+from poly1305x._engine import chacha20poly1305_seal as _seal
+from poly1305x._errors import InvalidTag as _InvalidTag
+
+__all__ = ["CHACHA20POLY1305_SUITES", "CryptoProvider"]
+
+#: MLS cipher suites whose AEAD (and HPKE AEAD) is ChaCha20-Poly1305.
+CHACHA20POLY1305_SUITES = frozenset({0x0003, 0x0006})
+
+_CHACHA20POLY1305 = 0x0003  # the AEAD id, in MLS's and in RFC 9180's registry
+
+
+def _rfc9420():
+    try:
+        from rfc9180 import HPKE
+        from rfc9180.exceptions import OpenError
+        from rfc9420.backends.crypto.default_hpke import DefaultCryptoProvider
+        from cryptography.exceptions import InvalidTag
+    except ImportError as exc:
+        raise ImportError(
+            "poly1305x.mls.CryptoProvider needs rfc9420: pip install 'poly1305x[mls]'") from exc
+    return HPKE, OpenError, DefaultCryptoProvider, InvalidTag
+
+
+_OWN = frozenset({"_base", "_hpke_class", "_open_error", "_invalid_tag"})
+
+
+class CryptoProvider:
+    """An rfc9420 crypto provider whose ChaCha20-Poly1305 (AEAD and HPKE) runs
+    on poly1305x.
+
+    :param suite_id: the MLS cipher suite to start with (default ``0x0003``);
+        any suite rfc9420 supports, as with its ``DefaultCryptoProvider``.
+    :param base: the provider to delegate everything else to; by default
+        ``rfc9420``'s ``DefaultCryptoProvider(suite_id)``.  It must follow
+        ``set_ciphersuite`` (this object forwards the call to it).
+
+    Attributes and methods not listed here are the base provider's.
+    """
+
+    def __init__(self, suite_id=_CHACHA20POLY1305, base=None):
+        hpke, open_error, default, invalid_tag = _rfc9420()
+        self._hpke_class = hpke
+        self._open_error = open_error
+        self._invalid_tag = invalid_tag
+        self._base = default(suite_id) if base is None else base
+        if base is not None:
+            base.set_ciphersuite(suite_id)
+
+    # -- the suite: held by the base provider --------------------------------
+
+    @property
+    def base(self):
+        """The provider everything but ChaCha20-Poly1305 is delegated to."""
+        return self._base
+
+    @property
+    def supported_ciphersuites(self):
+        return self._base.supported_ciphersuites
+
+    @property
+    def active_ciphersuite(self):
+        return self._base.active_ciphersuite
+
+    def set_ciphersuite(self, suite_id):
+        self._base.set_ciphersuite(suite_id)
+
+    @property
+    def uses_poly1305x(self):
+        """Whether the active suite's AEAD is ChaCha20-Poly1305, so that this
+        provider's AEAD and HPKE run on poly1305x."""
+        return int(self._base.active_ciphersuite.aead) == _CHACHA20POLY1305
+
+    @property
+    def backend(self):
+        """Name of the poly1305x kernel backend the AEAD computes with."""
+        return _backend()
+
+    def __getattr__(self, name):
+        # Only reached for names this class does not define: kdf_*, hash,
+        # sign/verify, key generation, hpke_export_secret, expand_with_label...
+        if name.startswith("__") or name in _OWN:
+            raise AttributeError(name)
+        return getattr(self._base, name)
+
+    # -- AEAD (RFC 9420 section 6.3: message protection) ---------------------
+
+    def aead_encrypt(self, key, nonce, plaintext, aad):
+        """``ciphertext || tag`` (the default provider's argument order)."""
+        if not self.uses_poly1305x:
+            return self._base.aead_encrypt(key, nonce, plaintext, aad)
+        return _seal(key, nonce, aad, plaintext)
+
+    def aead_decrypt(self, key, nonce, ciphertext, aad):
+        """The plaintext; rfc9180's ``OpenError`` (as the default provider
+        raises) when the tag does not verify, and no plaintext."""
+        if not self.uses_poly1305x:
+            return self._base.aead_decrypt(key, nonce, ciphertext, aad)
+        try:
+            return _open(key, nonce, aad, ciphertext)
+        except _InvalidTag as exc:
+            raise self._open_error(f"Decryption failed: {exc}") from exc
+
+    # -- HPKE (RFC 9420 section 5.1.3 EncryptWithLabel, Welcome, UpdatePath) -
+
+    def _hpke(self):
+        cs = self._base.active_ciphersuite
+        hpke = self._hpke_class(cs.kem, cs.kdf, cs.aead)
+        # HPKE builds one AEADBase, shared with its setup and contexts; its
+        # cipher factory is a plain attribute: key -> .encrypt/.decrypt object.
+        hpke.aead.cipher = _AEAD
+        return hpke
+
+    def hpke_seal(self, public_key, info, aad, ptxt):
+        """HPKE base-mode seal: ``(kem_output, ciphertext)``."""
+        if not self.uses_poly1305x:
+            return self._base.hpke_seal(public_key, info, aad, ptxt)
+        return self._hpke().seal_base(public_key, info, aad, ptxt)
+
+    def hpke_open(self, private_key, kem_output, info, aad, ctxt):
+        """HPKE base-mode open; ``cryptography``'s ``InvalidTag`` (as the
+        default provider raises) when it fails."""
+        if not self.uses_poly1305x:
+            return self._base.hpke_open(private_key, kem_output, info, aad, ctxt)
+        normalize = getattr(self._base, "_normalize_hpke_private_key", None)
+        if normalize is not None:
+            private_key = normalize(private_key)
+        try:
+            return self._hpke().open_base(kem_output, private_key, info, aad, ctxt)
+        except self._open_error as exc:
+            raise self._invalid_tag("Decryption failed") from exc
+
+    def hpke_seal_and_export(self, public_key, info, aad, ptxt, export_label, export_length):
+        """HPKE base-mode seal plus an export from the sender's context:
+        ``(kem_output, ciphertext, exported_secret)``."""
+        if not self.uses_poly1305x:
+            return self._base.hpke_seal_and_export(public_key, info, aad, ptxt,
+                                                   export_label, export_length)
+        hpke = self._hpke()
+        enc, ctx = hpke.setup.setup_base_sender(hpke._deserialize_public_key(public_key), info)
+        ct = ctx.seal(aad, ptxt)
+        return enc, ct, ctx.export(export_label, export_length)

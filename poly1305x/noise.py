@@ -1,0 +1,118 @@
+"""ChaCha20-Poly1305 for the Noise Protocol Framework, through noiseprotocol.
+
+noiseprotocol picks the functions of a protocol name from a *backend*: an
+object with tables ``ciphers``, ``hashes``, ``diffie_hellmans``... keyed by the
+names in the protocol name.  ``NoiseConnection.from_name(name, backend=...)``
+takes one, and the module-level default backend is used when none is given.
+Two ways in:
+
+* :func:`backend` -- a new noiseprotocol ``DefaultNoiseBackend`` whose
+  ``ciphers['ChaChaPoly']`` is :class:`ChaChaPolyCipher`; pass it to
+  ``from_name`` for the connections that should run on poly1305x;
+* :func:`use_with_noiseprotocol` -- put :class:`ChaChaPolyCipher` into the
+  default backend's table, so every ``Noise_*_ChaChaPoly_*`` connection
+  created afterwards runs on poly1305x; ``enable=False`` puts noiseprotocol's
+  cipher back.
+
+The wire format is unchanged (nonce: 32 zero bits then the 64-bit counter,
+little-endian, as the Noise specification section 12.3 says), so either side
+of a connection may use poly1305x.  A forged transport message raises
+noiseprotocol's own ``NoiseInvalidMessage`` from ``NoiseConnection.decrypt``:
+poly1305x's :class:`~poly1305x.InvalidTag` is a ``cryptography`` ``InvalidTag``,
+which is what noiseprotocol catches.
+
+noiseprotocol is optional (``pip install 'poly1305x[noise]'``); it is imported
+when one of these functions is called.
+"""
+from poly1305x._engine import ChaCha20Poly1305 as _AEAD
+
+__all__ = ["ChaChaPolyCipher", "backend", "use_with_noiseprotocol"]
+
+_cipher_class = None  # ChaChaPolyCipher, built on first use (needs noiseprotocol)
+_default_original = None  # noiseprotocol's class, while ours is in the default table
+
+
+def _noise():
+    try:
+        from noise.backends.default import DefaultNoiseBackend, noise_backend
+        from noise.functions.cipher import Cipher
+    except ImportError as exc:
+        raise ImportError(
+            "poly1305x.noise needs noiseprotocol: pip install 'poly1305x[noise]'") from exc
+    return Cipher, DefaultNoiseBackend, noise_backend
+
+
+def _make_cipher_class(cipher_base):
+    class ChaChaPolyCipher(cipher_base):
+        """Noise's ``ChaChaPoly`` cipher functions (``ENCRYPT(k, n, ad,
+        plaintext)`` / ``DECRYPT``) on poly1305x, as a noiseprotocol
+        ``Cipher``."""
+
+        __module__ = __name__
+        __qualname__ = "ChaChaPolyCipher"
+
+        @property
+        def klass(self):
+            return _AEAD
+
+        def encrypt(self, k, n, ad, plaintext):
+            # 4 zero bytes, then n as 8 little-endian bytes
+            return self.cipher.encrypt((n << 32).to_bytes(12, "little"), plaintext, ad)
+
+        def decrypt(self, k, n, ad, ciphertext):
+            return self.cipher.decrypt((n << 32).to_bytes(12, "little"), ciphertext, ad)
+
+        @property
+        def backend(self):
+            """Name of the poly1305x kernel backend (after ``initialize``)."""
+            return self.cipher.backend
+
+    return ChaChaPolyCipher
+
+
+def _cipher():
+    global _cipher_class
+    cipher_base, default_class, default = _noise()
+    if _cipher_class is None:
+        _cipher_class = _make_cipher_class(cipher_base)
+    return _cipher_class, default_class, default
+
+
+def __getattr__(name):
+    # ChaChaPolyCipher subclasses noiseprotocol's Cipher, so it exists only
+    # once noiseprotocol is imported: build it when first asked for.
+    if name == "ChaChaPolyCipher":
+        return _cipher()[0]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def backend():
+    """A new noiseprotocol backend (a ``DefaultNoiseBackend``) whose
+    ``ChaChaPoly`` cipher is poly1305x; the other functions (DH, hashes,
+    AES-GCM) are noiseprotocol's.  Pass it as ``backend=`` to
+    ``NoiseConnection.from_name``."""
+    cls, default_class, _ = _cipher()
+    instance = default_class()
+    instance.ciphers = dict(instance.ciphers, ChaChaPoly=cls)
+    return instance
+
+
+def use_with_noiseprotocol(enable=True):
+    """Make noiseprotocol's default backend use poly1305x for ``ChaChaPoly``
+    (``enable=True``), or its own ``cryptography`` cipher again
+    (``enable=False``).  Affects connections created afterwards with no
+    ``backend=`` argument; idempotent.
+
+    Returns whether poly1305x was in use before the call.  ImportError when
+    noiseprotocol is not installed (``pip install 'poly1305x[noise]'``)."""
+    global _default_original
+    cls, _, default = _cipher()
+    was_on = _default_original is not None and default.ciphers.get("ChaChaPoly") is cls
+    if enable:
+        if not was_on:
+            _default_original = default.ciphers.get("ChaChaPoly")
+            default.ciphers["ChaChaPoly"] = cls
+    elif was_on:
+        default.ciphers["ChaChaPoly"] = _default_original
+        _default_original = None
+    return was_on
