@@ -5,7 +5,8 @@ and also a subclass of the matching class of pycryptodome or ``cryptography``
 when that package is installed, so existing ``except`` clauses keep working
 after switching to poly1305x."""
 
-__all__ = ["AlreadyFinalized", "InvalidSignature", "InvalidTag", "MessageTooLongError"]
+__all__ = ["AlreadyFinalized", "InvalidSignature", "InvalidTag", "MessageTooLongError",
+           "NotContiguousError"]
 
 
 def _peer(module: str, name: str) -> tuple:
@@ -37,3 +38,9 @@ _pycryptodome = _peer("Crypto", "MessageTooLongError") + _peer("Cryptodome", "Me
 
 class MessageTooLongError(*(_pycryptodome or (ValueError, OverflowError))):  # type: ignore[misc]
     """The ChaCha20 key stream for this key and nonce is used up."""
+
+
+class NotContiguousError(BufferError, TypeError):
+    """A buffer argument is not C-contiguous (a strided memoryview, say).  A
+    BufferError, as both peers raise, and a TypeError, as poly1305x raised
+    before: ``except BufferError`` and ``except TypeError`` both catch it."""
