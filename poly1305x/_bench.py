@@ -15,6 +15,7 @@ import gc
 import importlib
 import os
 import platform
+import re
 import time
 from functools import partial
 
@@ -53,6 +54,7 @@ def available(library):
 
 _KEY = bytes(range(32))
 _NONCE = bytes(range(12))
+_NONCE16 = bytes(range(16))
 _XNONCE = bytes(range(24))
 _AAD = b"header: 16 bytes"
 
@@ -95,6 +97,28 @@ def _polynew_pycryptodome(size):
     from Crypto.Hash import Poly1305
     data = _data(size)
     return lambda: Poly1305.new(key=_KEY, cipher=ChaCha20, nonce=_NONCE, data=data).digest()
+
+
+def _polynew_dropin(size):
+    # the drop-in line: only the Poly1305 import changed, the cipher is still
+    # pycryptodome's own ChaCha20 module
+    from Crypto.Cipher import ChaCha20
+    from poly1305x import Poly1305
+    data = _data(size)
+    return lambda: Poly1305.new(key=_KEY, cipher=ChaCha20, nonce=_NONCE, data=data).digest()
+
+
+def _polyaes(poly_module, cipher):
+    """Poly1305-AES through ``poly_module.new``; ``cipher`` names the AES."""
+    def maker(size):
+        new = importlib.import_module(poly_module).new
+        if cipher == "cryptography":
+            from cryptography.hazmat.primitives.ciphers.algorithms import AES
+        else:
+            from Crypto.Cipher import AES
+        data = _data(size)
+        return lambda: new(key=_KEY, cipher=AES, nonce=_NONCE16, data=data).digest()
+    return maker
 
 
 def _aead_poly1305x(size):
@@ -222,20 +246,37 @@ def _ssh_asyncssh(size):
 
 
 class Case:
-    """One library doing one operation; ``make(size)`` gives the callable."""
+    """One library doing one operation; ``make(size)`` gives the callable.
 
-    def __init__(self, operation, library, make, sizes=SIZES):
+    ``variant`` tells two ways of one library apart in the same operation (a
+    row of its own, labelled with it); ``needs`` lists other libraries the
+    call imports (pycryptodome's ChaCha20 module in the drop-in line)."""
+
+    def __init__(self, operation, library, make, sizes=SIZES, variant=None, needs=()):
         self.operation, self.library, self.make, self.sizes = operation, library, make, sizes
+        self.variant, self.needs = variant, tuple(needs)
+
+    @property
+    def ident(self):
+        """library, and the variant as an identifier (pytest ids)."""
+        if not self.variant:
+            return self.library
+        return self.library + "-" + "-".join(re.findall(r"[A-Za-z0-9]+", self.variant))
 
     def __repr__(self):
-        return f"Case({self.operation!r}, {self.library!r})"
+        extra = f", variant={self.variant!r}" if self.variant else ""
+        return f"Case({self.operation!r}, {self.library!r}{extra})"
 
 
 # operation -> what one call does
 OPERATIONS = {
     "poly1305": "Poly1305 one-time-key MAC, one call "
                 "(generate_tag; pycryptodome: Poly1305_MAC(r, s, data).digest())",
-    "poly1305-chacha20": "Poly1305.new(key=, cipher=ChaCha20, nonce=, data=).digest()",
+    "poly1305-chacha20": "Poly1305.new(key=, cipher=ChaCha20, nonce=, data=).digest() "
+                         "(poly1305x: with its own ChaCha20, and with pycryptodome's: the "
+                         "drop-in line that changes only the Poly1305 import)",
+    "poly1305-aes": "Poly1305.new(key=, cipher=AES, nonce=16 B, data=).digest() (poly1305x: "
+                    "with pycryptodome's AES module, and with cryptography's algorithms.AES)",
     "aead": "ChaCha20-Poly1305 encrypt, one call (AEAD object reused; PyNaCl: one function)",
     "aead-new": "ChaCha20_Poly1305.new(key=, nonce=) + update(aad) + encrypt_and_digest",
     "aead-stream": "ChaCha20_Poly1305.new(...) then encrypt() in 4 KiB pieces, digest()",
@@ -254,7 +295,14 @@ CASES = [
     Case("poly1305", "cryptography", _poly_cryptography),
     Case("poly1305", "pycryptodome", _poly_pycryptodome),
     Case("poly1305-chacha20", "poly1305x", _polynew_poly1305x),
+    Case("poly1305-chacha20", "poly1305x", _polynew_dropin,
+         variant="cipher=Crypto.Cipher.ChaCha20", needs=("pycryptodome",)),
     Case("poly1305-chacha20", "pycryptodome", _polynew_pycryptodome),
+    Case("poly1305-aes", "poly1305x", _polyaes("poly1305x.Poly1305", "pycryptodome"),
+         variant="cipher=Crypto.Cipher.AES", needs=("pycryptodome",)),
+    Case("poly1305-aes", "poly1305x", _polyaes("poly1305x.Poly1305", "cryptography"),
+         variant="cipher=cryptography AES", needs=("cryptography",)),
+    Case("poly1305-aes", "pycryptodome", _polyaes("Crypto.Hash.Poly1305", "pycryptodome")),
     Case("aead", "poly1305x", _aead_poly1305x),
     Case("aead", "cryptography", _aead_cryptography),
     Case("aead", "pynacl", _aead_pynacl),
@@ -346,7 +394,7 @@ def plan(operations, sizes=None, per_backend=(), backends=None):
     default = poly1305x.backend()
     todo = []
     for case in cases(operations):
-        if not available(case.library):
+        if not all(available(lib) for lib in (case.library, *case.needs)):
             continue
         for size in case.sizes if sizes is None or case.operation in FIXED_SIZES else sizes:
             if case.library == "poly1305x":
@@ -368,7 +416,7 @@ def run_bench(todo, repeats=5, min_time=0.05, progress=None):
             seconds, number = measure(fn, repeats=repeats, min_time=min_time)
         rows.append({
             "operation": case.operation, "library": case.library, "backend": backend,
-            "size": size, "seconds": seconds, "calls_per_batch": number,
+            "variant": case.variant, "size": size, "seconds": seconds, "calls_per_batch": number,
             "repeats": repeats, "gbps": size / seconds / 1e9,
         })
     return rows
@@ -414,7 +462,8 @@ def _fmt_time(s):
 
 def series_label(row):
     lib = row["library"]
-    return f"{lib} [{row['backend']}]" if lib == "poly1305x" and row.get("backend") else lib
+    label = f"{lib} [{row['backend']}]" if lib == "poly1305x" and row.get("backend") else lib
+    return f"{label} {row['variant']}" if row.get("variant") else label
 
 
 def format_table(rows, time_label="best time/call"):
