@@ -125,6 +125,8 @@ cdef int get_nonce(object obj, buf_t* b) except -1:
     ``bytes()`` turns into bytes (a list of ints, a strided memoryview), as
     pycryptodome takes it.  str and integers are a TypeError."""
     cdef object copy
+    if PyBytes_CheckExact(obj):
+        return get_buf(obj, b)
     try:
         return get_buf(obj, b)
     except TypeError:               # not a buffer, or not a contiguous one

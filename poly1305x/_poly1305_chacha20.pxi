@@ -8,7 +8,7 @@
 # poly1305x._ciphers.is_chacha20) and r and s come from our ChaCha20 block 0,
 # with pycryptodome's checks and messages.  Every other cipher goes to the
 # face's Python path (poly1305x.Poly1305, over poly1305x._ciphers).
-from cpython.dict cimport PyDict_GetItem
+from cpython.dict cimport PyDict_GetItemWithError
 from cpython.ref cimport PyObject
 
 #: module -> whether it is a ChaCha20 module whose key pair poly1305x derives;
@@ -119,7 +119,11 @@ def new(*, key, cipher, nonce=None, data=None, key_order="kr"):
         key[16:32]: BouncyCastle's ``Poly1305(BlockCipher)``).  A ChaCha20
         cipher refuses ``"rk"`` (ValueError).
     """
-    cdef PyObject* known = PyDict_GetItem(_chacha20_modules, cipher)  # NULL if unhashable
+    cdef PyObject* known
+    try:
+        known = PyDict_GetItemWithError(_chacha20_modules, cipher)
+    except TypeError:               # an unhashable callable: not a module
+        known = NULL
     if known != NULL and <object>known is True and key_order == "kr":
         return chacha20_mac(key, nonce, data)
     return _poly1305_new_other(key, cipher, nonce, data, key_order)
