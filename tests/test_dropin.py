@@ -414,6 +414,30 @@ def test_verify_type_error_leaves_the_object_usable(bad):
         K, b"part one, part two")
 
 
+def test_verify_takes_any_bytes_like_tag():
+    # by design: cryptography wants bytes exactly; poly1305x takes any buffer
+    tag = CgPoly1305.generate_tag(K, b"msg")
+    for wrapped in (bytearray(tag), memoryview(tag)):
+        with pytest.raises(TypeError):
+            CgPoly1305.verify_tag(K, b"msg", wrapped)
+        MacPoly1305.verify_tag(K, b"msg", wrapped)
+        p = MacPoly1305(K)
+        p.update(b"msg")
+        p.verify(wrapped)
+
+
+def test_invalid_tag_is_also_a_value_error():
+    from cryptography.exceptions import InvalidSignature, InvalidTag
+    sealed = ChaCha20Poly1305(K).encrypt(N12, b"data", None)
+    for exc in (InvalidTag, ValueError):
+        with pytest.raises(exc):
+            ChaCha20Poly1305(K).decrypt(N12, sealed[:-1] + bytes([sealed[-1] ^ 1]), None)
+    assert not issubclass(InvalidTag, ValueError)          # cryptography's own class
+    for exc in (InvalidSignature, ValueError):
+        with pytest.raises(exc):
+            MacPoly1305.verify_tag(K, b"msg", bytes(16))
+
+
 def test_verify_wrong_tag_still_finalizes():
     from cryptography.exceptions import InvalidSignature
     for cls in (CgPoly1305, MacPoly1305):
