@@ -17,6 +17,7 @@ import os
 import platform
 import re
 import time
+from contextlib import contextmanager
 from functools import partial
 
 import poly1305x
@@ -355,34 +356,47 @@ def group_name(operation, size):
 # Timing
 # --------------------------------------------------------------------------
 
+@contextmanager
+def _no_gc():
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if gc_was:
+            gc.enable()
+
+
+def _batch(fn, number, timer=time.perf_counter):
+    """Seconds for ``number`` calls."""
+    t0 = timer()
+    for _ in range(number):
+        fn()
+    return timer() - t0
+
+
+def calibrate(fn, min_time=0.05):
+    """(calls per batch, seconds per call of the last batch): calls are
+    batched until a batch lasts ``min_time``."""
+    fn()  # warm up, and fail early
+    with _no_gc():
+        number = 1
+        while True:
+            elapsed = _batch(fn, number)
+            if elapsed >= min_time or number >= 1 << 24:
+                return number, elapsed / number
+            grow = min_time / elapsed * 1.2 if elapsed > 0 else 10
+            number = max(number + 1, min(int(number * grow), number * 10))
+
+
 def measure(fn, repeats=5, min_time=0.05):
     """Best seconds per call: calls are batched until a batch lasts
     ``min_time``, then the fastest of ``repeats`` batches counts (the least
     disturbed by a shared, noisy machine).  Returns (seconds, calls per batch)."""
-    fn()  # warm up, and fail early
-    timer = time.perf_counter
-    gc_was = gc.isenabled()
-    gc.disable()
-    try:
-        number = 1
-        while True:
-            t0 = timer()
-            for _ in range(number):
-                fn()
-            elapsed = timer() - t0
-            if elapsed >= min_time or number >= 1 << 24:
-                break
-            grow = min_time / elapsed * 1.2 if elapsed > 0 else 10
-            number = max(number + 1, min(int(number * grow), number * 10))
-        best = elapsed / number
+    number, best = calibrate(fn, min_time)
+    with _no_gc():
         for _ in range(repeats - 1):
-            t0 = timer()
-            for _ in range(number):
-                fn()
-            best = min(best, (timer() - t0) / number)
-    finally:
-        if gc_was:
-            gc.enable()
+            best = min(best, _batch(fn, number) / number)
     return best, number
 
 
@@ -406,18 +420,38 @@ def plan(operations, sizes=None, per_backend=(), backends=None):
 
 
 def run_bench(todo, repeats=5, min_time=0.05, progress=None):
-    """Measure each planned triple; rows of plain dicts (see ``format_table``)."""
-    rows = []
-    for i, (case, backend, size) in enumerate(todo, 1):
+    """Measure each planned triple; rows of plain dicts (see ``format_table``).
+
+    Every case is calibrated first (``calibrate``); then ``repeats`` rounds
+    each time one batch of every case, in turn, and the fastest batch counts.
+    Round-robin, a change in the load of a shared machine during the run
+    touches every case alike instead of the few measured at that moment, so
+    the ratios within one run stay fair."""
+    steps = len(todo) * (1 + max(repeats - 1, 0))
+    step = 0
+    prepared = []
+    for case, backend, size in todo:
+        step += 1
         if progress:
-            progress(i, len(todo), case, backend, size)
+            progress(step, steps, case, backend, size)
         with using_backend(backend):
             fn = case.make(size)
-            seconds, number = measure(fn, repeats=repeats, min_time=min_time)
+            number, seconds = calibrate(fn, min_time)
+        prepared.append([case, backend, size, fn, number, seconds])
+    for _ in range(repeats - 1):
+        for item in prepared:
+            case, backend, size, fn, number, seconds = item
+            step += 1
+            if progress:
+                progress(step, steps, case, backend, size)
+            with using_backend(backend), _no_gc():
+                item[5] = min(seconds, _batch(fn, number) / number)
+    rows = []
+    for case, backend, size, fn, number, seconds in prepared:
         rows.append({
             "operation": case.operation, "library": case.library, "backend": backend,
-            "variant": case.variant, "size": size, "seconds": seconds, "calls_per_batch": number,
-            "repeats": repeats, "gbps": size / seconds / 1e9,
+            "variant": case.variant, "size": size, "seconds": seconds,
+            "calls_per_batch": number, "repeats": repeats, "gbps": size / seconds / 1e9,
         })
     return rows
 
