@@ -55,15 +55,16 @@ def params(operations, per_backend=()):
             else:
                 bks = [None]
             for b in bks:
-                ident = f"{case.operation}-{case.library}{'-' + b if b else ''}-{_bench.size_label(size)}"
+                ident = f"{case.operation}-{case.ident}{'-' + b if b else ''}-{_bench.size_label(size)}"
                 out.append(pytest.param(case, b, size, id=ident))
     return out
 
 
 def run_case(benchmark, case, backend, size):
     """Measure one case, filed under the group "<operation>-<size>"."""
-    if not _bench.available(case.library):
-        pytest.skip(f"{case.library} is not importable")
+    for lib in (case.library, *case.needs):
+        if not _bench.available(lib):
+            pytest.skip(f"{lib} is not importable")
     benchmark.group = _bench.group_name(case.operation, size)
     benchmark.extra_info.update({
         "library": case.library,
@@ -71,6 +72,7 @@ def run_case(benchmark, case, backend, size):
         "operation": case.operation,
         "size": size,
         "backend": backend,
+        "variant": case.variant,
     })
     with _bench.using_backend(backend):
         fn = case.make(size)

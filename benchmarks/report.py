@@ -37,6 +37,7 @@ def rows_from_json(doc, stat="median"):
             "operation": operation,
             "library": info.get("library") or b.get("name", "?"),
             "backend": info.get("backend"),
+            "variant": info.get("variant"),
             "size": int(size),
             "seconds": b["stats"][stat],
         })

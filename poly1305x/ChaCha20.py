@@ -44,7 +44,8 @@ def _HChaCha20(key, nonce):
 
 def _derive_Poly1305_key_pair(key, nonce):
     """(r, s, nonce) for Poly1305 from ChaCha20 block 0; a random 12-byte nonce
-    when ``nonce`` is None."""
+    when ``nonce`` is None.  pycryptodome's private helper, mirrored (its
+    tests call it); ``Poly1305.new`` derives the pair itself, in one call."""
     if len(key) != 32:
         raise ValueError("Poly1305 with ChaCha20 requires a 32-byte key")
     if nonce is None:
@@ -55,7 +56,8 @@ def _derive_Poly1305_key_pair(key, nonce):
 
 def new(*, key, nonce=None, threads=1):
     """Create a ChaCha20 (8- or 12-byte nonce) or XChaCha20 (24-byte nonce)
-    cipher.  The nonce is random (8 bytes) when omitted.  ``threads`` > 1 (0: all
+    cipher.  The nonce is any bytes-like object or, as in pycryptodome,
+    anything ``bytes()`` takes (a list of ints); random (8 bytes) when omitted.  ``threads`` > 1 (0: all
     cores) splits inputs of 2 MiB and more across threads, without the GIL."""
     if nonce is None:
         nonce = os.urandom(8)

@@ -1,5 +1,5 @@
 """Type stub for poly1305x.ChaCha20 (pycryptodome's Crypto.Cipher.ChaCha20 face)."""
-from typing import Optional
+from typing import Iterable, Optional, Union
 
 from typing_extensions import Buffer
 
@@ -11,4 +11,6 @@ __all__ = ["ChaCha20Cipher", "MessageTooLongError", "new", "block_size", "key_si
 block_size: int
 key_size: int
 
-def new(*, key: Buffer, nonce: Optional[Buffer] = None, threads: int = 1) -> ChaCha20Cipher: ...
+# nonce: as pycryptodome, anything bytes() takes (a list of ints too)
+def new(*, key: Buffer, nonce: Optional[Union[Buffer, Iterable[int]]] = None,
+        threads: int = 1) -> ChaCha20Cipher: ...

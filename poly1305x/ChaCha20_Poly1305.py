@@ -22,7 +22,8 @@ key_size = 32
 def new(*, key, nonce=None):
     """Create a ChaCha20-Poly1305 (8- or 12-byte nonce, RFC 8439) or
     XChaCha20-Poly1305 (24-byte nonce) cipher; a random 12-byte nonce when
-    omitted (see the ``nonce`` attribute)."""
+    omitted (see the ``nonce`` attribute).  As in pycryptodome, the nonce is
+    bytes, a bytearray or a memoryview (a strided one too), not a list."""
     if len(key) != 32:
         raise ValueError("Key must be 32 bytes long")
     if nonce is None:

@@ -1,5 +1,5 @@
 """Type stub for poly1305x.Poly1305 (pycryptodome's Crypto.Hash.Poly1305 face)."""
-from typing import Optional
+from typing import Iterable, Optional, Union
 
 from typing_extensions import Buffer
 
@@ -12,7 +12,8 @@ digest_size: int
 # cipher: poly1305x.ChaCha20 / Crypto.Cipher.ChaCha20, a pycryptodome block
 # cipher module, a cryptography algorithm class, or a callable
 # encrypt_block(key16, block16) -> bytes: anything, checked at run time.
-def new(*, key: Buffer, cipher: object, nonce: Optional[Buffer] = None,
+# nonce: with ChaCha20, as pycryptodome, anything bytes() takes (a list of ints too)
+def new(*, key: Buffer, cipher: object, nonce: Optional[Union[Buffer, Iterable[int]]] = None,
         data: Optional[Buffer] = None, key_order: str = "kr") -> Poly1305_MAC: ...
-def mac_with_cipher(cipher: object, key: Buffer, nonce: Buffer, data: Buffer,
-                    key_order: str = "kr") -> bytes: ...
+def mac_with_cipher(cipher: object, key: Buffer, nonce: Union[Buffer, Iterable[int]],
+                    data: Buffer, key_order: str = "kr") -> bytes: ...

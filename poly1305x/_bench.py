@@ -1,13 +1,10 @@
-"""Self-test and side-by-side benchmark behind ``python -m poly1305x``.
+"""Side-by-side benchmark behind ``python -m poly1305x bench`` (the self-test
+is in ``poly1305x._selftest``).
 
 Nothing here is needed at run time by the rest of the package: the peers
 (cryptography, pycryptodome, PyNaCl) and matplotlib are imported only when
 they are asked for, and a missing one is skipped.
 
-* ``VECTORS`` / ``run_selftest()``: RFC 8439 known answers (sections 2.5.2,
-  2.4.2 and 2.8.2) plus a few long inputs (long enough to reach the vector
-  loops) whose answers were computed with an independent implementation.
-  Every backend is selected in turn and checked through the public faces.
 * ``CASES`` / ``measure()`` / ``run_bench()``: what is benchmarked, shared with
   the pytest-benchmark suite in ``benchmarks/`` so both measure the same calls.
 * ``format_table()`` / ``plot()``: the Markdown table and the throughput plot,
@@ -15,17 +12,16 @@ they are asked for, and a missing one is skipped.
 """
 import datetime
 import gc
-import hashlib
 import importlib
-from functools import partial
 import os
 import platform
-import sys
+import re
 import time
 from contextlib import contextmanager
+from functools import partial
 
 import poly1305x
-from poly1305x import _dispatch
+from poly1305x._selftest import using_backend  # also benchmarks/conftest.py's
 
 KiB = 1024
 MiB = 1024 * 1024
@@ -33,233 +29,6 @@ SIZES = (64, KiB, 16 * KiB, MiB)
 SSH_SIZES = (64, 32768)
 HPKE_SIZE = 100
 STREAM_PIECE = 4 * KiB
-
-# --------------------------------------------------------------------------
-# Known answers
-# --------------------------------------------------------------------------
-
-_SUNSCREEN = (b"Ladies and Gentlemen of the class of '99: If I could offer you only one "
-              b"tip for the future, sunscreen would be it.")
-
-
-def _h(text):
-    return bytes.fromhex("".join(text.split()))
-
-
-def pattern(n, seed):
-    """Deterministic filler bytes for the long known answers."""
-    return bytes((i * 29 + seed) & 0xFF for i in range(n))
-
-
-# Each vector is plain data so that a test can copy it and spoil one byte.
-# A long output may be given as its SHA-256 (``ct_sha256``) instead of in full.
-VECTORS = {
-    "poly1305": [
-        {
-            "name": "RFC 8439 2.5.2",
-            "key": _h("85d6be7857556d337f4452fe42d506a8 0103808afb0db2fd4abff6af4149f51b"),
-            "msg": b"Cryptographic Forum Research Group",
-            "tag": _h("a8061dc1305136c6c22b8baf0c0127a9"),
-        },
-        {
-            "name": "long 4099 B",
-            "key": pattern(32, 1),
-            "msg": pattern(4099, 2),
-            "tag": _h("f6f43bee904283a5ae0b09d569977144"),
-        },
-    ],
-    "chacha20": [
-        {
-            "name": "RFC 8439 2.4.2",
-            "key": bytes(range(32)),
-            "nonce": _h("000000000000004a00000000"),
-            "counter": 1,
-            "pt": _SUNSCREEN,
-            "ct": _h("""
-                6e2e359a2568f98041ba0728dd0d6981 e97e7aec1d4360c20a27afccfd9fae0b
-                f91b65c5524733ab8f593dabcd62b357 1639d624e65152ab8f530c359f0861d8
-                07ca0dbf500d6a6156a38e088a22b65e 52bc514d16ccf806818ce91ab7793736
-                5af90bbf74a35be6b40b8eedf2785e42 874d"""),
-        },
-        {
-            "name": "long 2051 B",
-            "key": pattern(32, 3),
-            "nonce": pattern(12, 4),
-            "counter": 7,
-            "pt": pattern(2051, 5),
-            "ct_sha256": _h("c0da330410fc58bede290b4691b5cd6ef1540107436df6b258830a3405919096"),
-        },
-    ],
-    "aead": [
-        {
-            "name": "RFC 8439 2.8.2",
-            "key": bytes(range(0x80, 0xA0)),
-            "nonce": _h("070000004041424344454647"),
-            "aad": _h("50515253c0c1c2c3c4c5c6c7"),
-            "pt": _SUNSCREEN,
-            "ct": _h("""
-                d31a8d34648e60db7b86afbc53ef7ec2 a4aded51296e08fea9e2b5a736ee62d6
-                3dbea45e8ca9671282fafb69da92728b 1a71de0a9e060b2905d6a5b67ecd3b36
-                92ddbd7f2d778b8c9803aee328091b58 fab324e4fad675945585808b4831d7bc
-                3ff4def08e4b7a9de576d26586cec64b 6116"""),
-            "tag": _h("1ae10b594f09e26a7e902ecbd0600691"),
-        },
-        {
-            "name": "long 3001 B",
-            "key": pattern(32, 6),
-            "nonce": pattern(12, 7),
-            "aad": pattern(17, 8),
-            "pt": pattern(3001, 9),
-            "ct_sha256": _h("10eb28d16969b21f1441cf22d0c486a01a30d898a944989a9bfd9b2d88a652dd"),
-            "tag": _h("3f23fd189a52062b4295eedd4a17e2c6"),
-        },
-    ],
-}
-
-
-def _same_ct(vec, ct):
-    if "ct" in vec:
-        return ct == vec["ct"]
-    return hashlib.sha256(ct).digest() == vec["ct_sha256"]
-
-
-def _chunks(data, step=37):
-    """Uneven pieces, so that the incremental paths carry partial blocks."""
-    return [data[i:i + step] for i in range(0, len(data), step)] or [b""]
-
-
-def _check_poly1305(vec, backend):
-    from poly1305x import Poly1305 as P
-    from poly1305x.mac import Poly1305
-    key, msg, tag = vec["key"], vec["msg"], vec["tag"]
-    got = {}
-    got["mac.Poly1305.generate_tag"] = Poly1305.generate_tag(key, msg)
-    m = Poly1305(key)
-    if m.backend != backend:
-        raise AssertionError(f"object uses backend {m.backend!r}, not {backend!r}")
-    for piece in _chunks(msg):
-        m.update(piece)
-    got["mac.Poly1305 update/finalize"] = m.finalize()
-    got["Poly1305.Poly1305_MAC"] = P.Poly1305_MAC(key[:16], key[16:], msg).digest()
-    return [name for name, value in got.items() if value != tag]
-
-
-def _check_chacha20(vec, backend):
-    from poly1305x import ChaCha20
-    bad = []
-    c = ChaCha20.new(key=vec["key"], nonce=vec["nonce"])
-    if c.backend != backend:
-        raise AssertionError(f"object uses backend {c.backend!r}, not {backend!r}")
-    c.seek(64 * vec["counter"])
-    if not _same_ct(vec, c.encrypt(vec["pt"])):
-        bad.append("ChaCha20.encrypt")
-    c = ChaCha20.new(key=vec["key"], nonce=vec["nonce"])
-    c.seek(64 * vec["counter"])
-    if not _same_ct(vec, b"".join(c.encrypt(p) for p in _chunks(vec["pt"]))):
-        bad.append("ChaCha20.encrypt in pieces")
-    return bad
-
-
-def _check_aead(vec, backend):
-    from poly1305x import ChaCha20_Poly1305
-    from poly1305x._engine import chacha20poly1305_seal
-    from poly1305x.aead import ChaCha20Poly1305
-    key, nonce, aad, pt, tag = vec["key"], vec["nonce"], vec["aad"], vec["pt"], vec["tag"]
-    bad = []
-
-    def ok(ct_tag):
-        return _same_ct(vec, ct_tag[:-16]) and ct_tag[-16:] == tag
-
-    a = ChaCha20Poly1305(key)
-    if a.backend != backend:
-        raise AssertionError(f"object uses backend {a.backend!r}, not {backend!r}")
-    sealed = a.encrypt(nonce, pt, aad)
-    if not ok(sealed):
-        bad.append("aead.ChaCha20Poly1305.encrypt")
-    else:
-        try:
-            if a.decrypt(nonce, sealed, aad) != pt:
-                bad.append("aead.ChaCha20Poly1305.decrypt")
-        except Exception:
-            bad.append("aead.ChaCha20Poly1305.decrypt")
-    c = ChaCha20_Poly1305.new(key=key, nonce=nonce)
-    c.update(aad)
-    ct, t = c.encrypt_and_digest(pt)
-    if not ok(ct + t):
-        bad.append("ChaCha20_Poly1305.encrypt_and_digest")
-    c = ChaCha20_Poly1305.new(key=key, nonce=nonce)
-    c.update(aad)
-    ct = b"".join(c.encrypt(p) for p in _chunks(pt))
-    if not ok(ct + c.digest()):
-        bad.append("ChaCha20_Poly1305 streaming")
-    if not ok(chacha20poly1305_seal(key, nonce, aad, pt)):
-        bad.append("chacha20poly1305_seal")
-    return bad
-
-
-_CHECKS = (("Poly1305", "poly1305", _check_poly1305),
-           ("ChaCha20", "chacha20", _check_chacha20),
-           ("ChaCha20-Poly1305", "aead", _check_aead))
-
-
-@contextmanager
-def using_backend(name):
-    """Select ``name`` for the objects made inside the block, then restore."""
-    before = poly1305x.backend()
-    if name is None or name == before:
-        yield
-        return
-    poly1305x.set_backend(name)
-    try:
-        yield
-    finally:
-        poly1305x.set_backend(before)
-
-
-def selftest_backends():
-    """(name, emulated) for every backend the self-test covers."""
-    return ([(b, False) for b in poly1305x.backends()]
-            + [(b, True) for b in _dispatch.emulated_backends()])
-
-
-def run_selftest(vectors=None, backends=None, out=None):
-    """Check every backend against the known answers; True when all pass.
-
-    ``vectors`` defaults to ``VECTORS``; ``backends`` to ``selftest_backends()``
-    (names, or (name, emulated) pairs).  One PASS/FAIL line per backend goes to
-    ``out`` (stdout by default)."""
-    vectors = VECTORS if vectors is None else vectors
-    out = sys.stdout if out is None else out
-    todo = selftest_backends() if backends is None else [
-        b if isinstance(b, tuple) else (b, b in _dispatch.emulated_backends()) for b in backends]
-    all_ok = True
-    for name, emulated in todo:
-        label = f"{name} (emulated, test only)" if emulated else name
-        failures, count = [], 0
-        try:
-            with using_backend(name):
-                for title, key, check in _CHECKS:
-                    for vec in vectors.get(key, ()):
-                        count += 1
-                        try:
-                            bad = check(vec, name)
-                        except Exception as exc:  # a crash is a failure too
-                            bad = [f"{type(exc).__name__}: {exc}"]
-                        failures += [f"{title} {vec['name']}: {b}" for b in bad]
-        except Exception as exc:  # the backend would not load
-            failures.append(f"cannot select backend: {type(exc).__name__}: {exc}")
-        if failures:
-            all_ok = False
-            print(f"FAIL  {label}", file=out)
-            for f in failures:
-                print(f"        {f}", file=out)
-        else:
-            print(f"PASS  {label}  ({count} known answers)", file=out)
-    if not todo:
-        print("FAIL  no backend to test", file=out)
-        all_ok = False
-    return all_ok
-
 
 # --------------------------------------------------------------------------
 # What is benchmarked
@@ -286,6 +55,7 @@ def available(library):
 
 _KEY = bytes(range(32))
 _NONCE = bytes(range(12))
+_NONCE16 = bytes(range(16))
 _XNONCE = bytes(range(24))
 _AAD = b"header: 16 bytes"
 
@@ -328,6 +98,28 @@ def _polynew_pycryptodome(size):
     from Crypto.Hash import Poly1305
     data = _data(size)
     return lambda: Poly1305.new(key=_KEY, cipher=ChaCha20, nonce=_NONCE, data=data).digest()
+
+
+def _polynew_dropin(size):
+    # the drop-in line: only the Poly1305 import changed, the cipher is still
+    # pycryptodome's own ChaCha20 module
+    from Crypto.Cipher import ChaCha20
+    from poly1305x import Poly1305
+    data = _data(size)
+    return lambda: Poly1305.new(key=_KEY, cipher=ChaCha20, nonce=_NONCE, data=data).digest()
+
+
+def _polyaes(poly_module, cipher):
+    """Poly1305-AES through ``poly_module.new``; ``cipher`` names the AES."""
+    def maker(size):
+        new = importlib.import_module(poly_module).new
+        if cipher == "cryptography":
+            from cryptography.hazmat.primitives.ciphers.algorithms import AES
+        else:
+            from Crypto.Cipher import AES
+        data = _data(size)
+        return lambda: new(key=_KEY, cipher=AES, nonce=_NONCE16, data=data).digest()
+    return maker
 
 
 def _aead_poly1305x(size):
@@ -455,20 +247,37 @@ def _ssh_asyncssh(size):
 
 
 class Case:
-    """One library doing one operation; ``make(size)`` gives the callable."""
+    """One library doing one operation; ``make(size)`` gives the callable.
 
-    def __init__(self, operation, library, make, sizes=SIZES):
+    ``variant`` tells two ways of one library apart in the same operation (a
+    row of its own, labelled with it); ``needs`` lists other libraries the
+    call imports (pycryptodome's ChaCha20 module in the drop-in line)."""
+
+    def __init__(self, operation, library, make, sizes=SIZES, variant=None, needs=()):
         self.operation, self.library, self.make, self.sizes = operation, library, make, sizes
+        self.variant, self.needs = variant, tuple(needs)
+
+    @property
+    def ident(self):
+        """library, and the variant as an identifier (pytest ids)."""
+        if not self.variant:
+            return self.library
+        return self.library + "-" + "-".join(re.findall(r"[A-Za-z0-9]+", self.variant))
 
     def __repr__(self):
-        return f"Case({self.operation!r}, {self.library!r})"
+        extra = f", variant={self.variant!r}" if self.variant else ""
+        return f"Case({self.operation!r}, {self.library!r}{extra})"
 
 
 # operation -> what one call does
 OPERATIONS = {
     "poly1305": "Poly1305 one-time-key MAC, one call "
                 "(generate_tag; pycryptodome: Poly1305_MAC(r, s, data).digest())",
-    "poly1305-chacha20": "Poly1305.new(key=, cipher=ChaCha20, nonce=, data=).digest()",
+    "poly1305-chacha20": "Poly1305.new(key=, cipher=ChaCha20, nonce=, data=).digest() "
+                         "(poly1305x: with its own ChaCha20, and with pycryptodome's: the "
+                         "drop-in line that changes only the Poly1305 import)",
+    "poly1305-aes": "Poly1305.new(key=, cipher=AES, nonce=16 B, data=).digest() (poly1305x: "
+                    "with pycryptodome's AES module, and with cryptography's algorithms.AES)",
     "aead": "ChaCha20-Poly1305 encrypt, one call (AEAD object reused; PyNaCl: one function)",
     "aead-new": "ChaCha20_Poly1305.new(key=, nonce=) + update(aad) + encrypt_and_digest",
     "aead-stream": "ChaCha20_Poly1305.new(...) then encrypt() in 4 KiB pieces, digest()",
@@ -487,7 +296,14 @@ CASES = [
     Case("poly1305", "cryptography", _poly_cryptography),
     Case("poly1305", "pycryptodome", _poly_pycryptodome),
     Case("poly1305-chacha20", "poly1305x", _polynew_poly1305x),
+    Case("poly1305-chacha20", "poly1305x", _polynew_dropin,
+         variant="cipher=Crypto.Cipher.ChaCha20", needs=("pycryptodome",)),
     Case("poly1305-chacha20", "pycryptodome", _polynew_pycryptodome),
+    Case("poly1305-aes", "poly1305x", _polyaes("poly1305x.Poly1305", "pycryptodome"),
+         variant="cipher=Crypto.Cipher.AES", needs=("pycryptodome",)),
+    Case("poly1305-aes", "poly1305x", _polyaes("poly1305x.Poly1305", "cryptography"),
+         variant="cipher=cryptography AES", needs=("cryptography",)),
+    Case("poly1305-aes", "pycryptodome", _polyaes("Crypto.Hash.Poly1305", "pycryptodome")),
     Case("aead", "poly1305x", _aead_poly1305x),
     Case("aead", "cryptography", _aead_cryptography),
     Case("aead", "pynacl", _aead_pynacl),
@@ -540,34 +356,47 @@ def group_name(operation, size):
 # Timing
 # --------------------------------------------------------------------------
 
+@contextmanager
+def _no_gc():
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if gc_was:
+            gc.enable()
+
+
+def _batch(fn, number, timer=time.perf_counter):
+    """Seconds for ``number`` calls."""
+    t0 = timer()
+    for _ in range(number):
+        fn()
+    return timer() - t0
+
+
+def calibrate(fn, min_time=0.05):
+    """(calls per batch, seconds per call of the last batch): calls are
+    batched until a batch lasts ``min_time``."""
+    fn()  # warm up, and fail early
+    with _no_gc():
+        number = 1
+        while True:
+            elapsed = _batch(fn, number)
+            if elapsed >= min_time or number >= 1 << 24:
+                return number, elapsed / number
+            grow = min_time / elapsed * 1.2 if elapsed > 0 else 10
+            number = max(number + 1, min(int(number * grow), number * 10))
+
+
 def measure(fn, repeats=5, min_time=0.05):
     """Best seconds per call: calls are batched until a batch lasts
     ``min_time``, then the fastest of ``repeats`` batches counts (the least
     disturbed by a shared, noisy machine).  Returns (seconds, calls per batch)."""
-    fn()  # warm up, and fail early
-    timer = time.perf_counter
-    gc_was = gc.isenabled()
-    gc.disable()
-    try:
-        number = 1
-        while True:
-            t0 = timer()
-            for _ in range(number):
-                fn()
-            elapsed = timer() - t0
-            if elapsed >= min_time or number >= 1 << 24:
-                break
-            grow = min_time / elapsed * 1.2 if elapsed > 0 else 10
-            number = max(number + 1, min(int(number * grow), number * 10))
-        best = elapsed / number
+    number, best = calibrate(fn, min_time)
+    with _no_gc():
         for _ in range(repeats - 1):
-            t0 = timer()
-            for _ in range(number):
-                fn()
-            best = min(best, (timer() - t0) / number)
-    finally:
-        if gc_was:
-            gc.enable()
+            best = min(best, _batch(fn, number) / number)
     return best, number
 
 
@@ -579,7 +408,7 @@ def plan(operations, sizes=None, per_backend=(), backends=None):
     default = poly1305x.backend()
     todo = []
     for case in cases(operations):
-        if not available(case.library):
+        if not all(available(lib) for lib in (case.library, *case.needs)):
             continue
         for size in case.sizes if sizes is None or case.operation in FIXED_SIZES else sizes:
             if case.library == "poly1305x":
@@ -591,18 +420,38 @@ def plan(operations, sizes=None, per_backend=(), backends=None):
 
 
 def run_bench(todo, repeats=5, min_time=0.05, progress=None):
-    """Measure each planned triple; rows of plain dicts (see ``format_table``)."""
-    rows = []
-    for i, (case, backend, size) in enumerate(todo, 1):
+    """Measure each planned triple; rows of plain dicts (see ``format_table``).
+
+    Every case is calibrated first (``calibrate``); then ``repeats`` rounds
+    each time one batch of every case, in turn, and the fastest batch counts.
+    Round-robin, a change in the load of a shared machine during the run
+    touches every case alike instead of the few measured at that moment, so
+    the ratios within one run stay fair."""
+    steps = len(todo) * (1 + max(repeats - 1, 0))
+    step = 0
+    prepared = []
+    for case, backend, size in todo:
+        step += 1
         if progress:
-            progress(i, len(todo), case, backend, size)
+            progress(step, steps, case, backend, size)
         with using_backend(backend):
             fn = case.make(size)
-            seconds, number = measure(fn, repeats=repeats, min_time=min_time)
+            number, seconds = calibrate(fn, min_time)
+        prepared.append([case, backend, size, fn, number, seconds])
+    for _ in range(repeats - 1):
+        for item in prepared:
+            case, backend, size, fn, number, seconds = item
+            step += 1
+            if progress:
+                progress(step, steps, case, backend, size)
+            with using_backend(backend), _no_gc():
+                item[5] = min(seconds, _batch(fn, number) / number)
+    rows = []
+    for case, backend, size, fn, number, seconds in prepared:
         rows.append({
             "operation": case.operation, "library": case.library, "backend": backend,
-            "size": size, "seconds": seconds, "calls_per_batch": number,
-            "repeats": repeats, "gbps": size / seconds / 1e9,
+            "variant": case.variant, "size": size, "seconds": seconds,
+            "calls_per_batch": number, "repeats": repeats, "gbps": size / seconds / 1e9,
         })
     return rows
 
@@ -647,7 +496,8 @@ def _fmt_time(s):
 
 def series_label(row):
     lib = row["library"]
-    return f"{lib} [{row['backend']}]" if lib == "poly1305x" and row.get("backend") else lib
+    label = f"{lib} [{row['backend']}]" if lib == "poly1305x" and row.get("backend") else lib
+    return f"{label} {row['variant']}" if row.get("variant") else label
 
 
 def format_table(rows, time_label="best time/call"):

@@ -9,9 +9,12 @@ Accepted ciphers:
 * a ``cryptography`` ``BlockCipherAlgorithm`` class with a 128-bit block that
   takes 128-bit keys: ``algorithms.AES``, ``Camellia``, ``SM4``, ``SEED``...;
 * a callable ``encrypt_block(key16, block16) -> 16 bytes``;
-* a ChaCha20 module with pycryptodome's ``_derive_Poly1305_key_pair``
-  (``poly1305x.ChaCha20``, ``Crypto.Cipher.ChaCha20``): r and s come from
-  ChaCha20 block 0 as before, and ``key_order`` does not apply.
+* a ChaCha20 module with pycryptodome's ``_derive_Poly1305_key_pair``: r and
+  s come from ChaCha20 block 0, and ``key_order`` does not apply.  For the
+  modules named in ``CHACHA20_MODULES`` (``poly1305x.ChaCha20``,
+  ``Crypto.Cipher.ChaCha20``, ``Cryptodome.Cipher.ChaCha20``; see
+  :func:`is_chacha20`) the face computes them itself, on poly1305x's kernels;
+  another module's own function is called.
 
 For a block cipher E the 32-byte key is split by ``key_order``:
 
@@ -29,9 +32,17 @@ nothing about ciphers.
 import os
 from types import ModuleType
 
-__all__ = ["key_pair_deriver", "block_encryptor"]
+from poly1305x._engine import chacha20_modules
+
+__all__ = ["key_pair_deriver", "block_encryptor", "is_chacha20", "chacha20_modules",
+           "CHACHA20_MODULES"]
 
 KEY_ORDERS = ("kr", "rk")
+
+#: ChaCha20 modules whose Poly1305 key pair poly1305x derives itself: its own,
+#: pycryptodome's and pycryptodomex's (all three derive it the same way).
+CHACHA20_MODULES = frozenset({"poly1305x.ChaCha20", "Crypto.Cipher.ChaCha20",
+                              "Cryptodome.Cipher.ChaCha20"})
 
 # Resolved modules and classes (a small, fixed set in any program); plain
 # callables are not cached, since a lambda per call would grow the cache.
@@ -46,6 +57,21 @@ def _name(cipher):
         return repr(cipher)
     module = getattr(cipher, "__module__", None)
     return f"{module}.{qualname}" if module else qualname
+
+
+def is_chacha20(cipher):
+    """Whether ``cipher`` is one of the ChaCha20 modules of CHACHA20_MODULES (a
+    module of that name with ``_derive_Poly1305_key_pair``).  The answer for a
+    module is remembered in the engine's ``chacha20_modules``, where
+    ``Poly1305.new`` looks it up in one step."""
+    if not isinstance(cipher, ModuleType):
+        return False
+    found = chacha20_modules.get(cipher)
+    if found is None:
+        found = (getattr(cipher, "__name__", None) in CHACHA20_MODULES
+                 and hasattr(cipher, "_derive_Poly1305_key_pair"))
+        chacha20_modules[cipher] = found
+    return found
 
 
 def _accepts_16(key_size):

@@ -11,7 +11,7 @@ memoryview argument would cost ~75 ns a call.  The GIL is released for inputs
 of GIL_THRESHOLD bytes or more, with the buffers held for the whole call.
 """
 from cpython.buffer cimport (
-    PyBUF_SIMPLE, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer,
+    PyBUF_FULL_RO, PyBUF_SIMPLE, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer,
 )
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
@@ -24,10 +24,15 @@ from poly1305x._portable cimport (
 )
 from poly1305x._util cimport load32_le, store64_le
 
-from poly1305x._errors import AlreadyFinalized, InvalidSignature, InvalidTag, MessageTooLongError
+from os import urandom
+
+from poly1305x._errors import (
+    AlreadyFinalized, InvalidSignature, InvalidTag, MessageTooLongError, NotContiguousError,
+)
 
 cdef extern from "Python.h":
     bint PyBytes_CheckExact(object o)
+    bint PyIndex_Check(object o)
 
 cdef size_t GIL_THRESHOLD = 4096
 # Encrypt-then-MAC in slices this big, so the MAC reads what the cipher just
@@ -41,7 +46,9 @@ cdef size_t SLICE = 16384
 
 cdef int get_buf(object obj, buf_t* b, bint writable=False) except -1:
     """Borrow obj's bytes: bytes directly, else any C-contiguous buffer.
-    str and non-contiguous buffers are a TypeError."""
+    str, a non-buffer and (with writable) a read-only buffer are a TypeError;
+    a non-contiguous buffer is a NotContiguousError (a BufferError, as the
+    peers raise, and a TypeError)."""
     cdef int flags = PyBUF_SIMPLE
     if not writable and PyBytes_CheckExact(obj):
         b.ptr = <const uint8_t*>PyBytes_AS_STRING(obj)
@@ -55,12 +62,28 @@ cdef int get_buf(object obj, buf_t* b, bint writable=False) except -1:
     try:
         PyObject_GetBuffer(obj, &b.view, flags)
     except BufferError as exc:
+        if buffer_is_strided(obj, writable):
+            raise NotContiguousError(f"expected a C-contiguous bytes-like object: {exc}") from None
         raise TypeError(f"expected a C-contiguous, {'writable ' if writable else ''}"
                         f"bytes-like object: {exc}") from None
     b.ptr = <const uint8_t*>b.view.buf
     b.len = <size_t>b.view.len
     b.held = True
     return 0
+
+
+cdef bint buffer_is_strided(object obj, bint writable) except -1:
+    """After a refused buffer request: whether contiguity was the reason (the
+    buffer exists, and is writable when that was asked for)."""
+    cdef Py_buffer view
+    cdef bint ok
+    try:
+        PyObject_GetBuffer(obj, &view, PyBUF_FULL_RO)
+    except BufferError:
+        return False
+    ok = not (writable and view.readonly)
+    PyBuffer_Release(&view)
+    return ok
 
 
 cdef void put_buf(buf_t* b) noexcept:
@@ -94,6 +117,28 @@ cdef int get_fixed(object obj, buf_t* b, size_t n, str what) except -1:
     if b.len != n:
         put_buf(b)
         raise ValueError(what)
+    return 0
+
+
+cdef int get_nonce(object obj, buf_t* b) except -1:
+    """Borrow a nonce of the pycryptodome faces: a bytes-like object, or what
+    ``bytes()`` turns into bytes (a list of ints, a strided memoryview), as
+    pycryptodome takes it.  str and integers are a TypeError."""
+    cdef object copy
+    if PyBytes_CheckExact(obj):
+        return get_buf(obj, b)
+    try:
+        return get_buf(obj, b)
+    except TypeError:               # not a buffer, or not a contiguous one
+        if isinstance(obj, str):
+            raise
+        if PyIndex_Check(obj):      # bytes(12) would be 12 zero bytes
+            raise TypeError(f"nonce must be bytes-like, not {type(obj).__name__}") from None
+    copy = bytes(obj)               # TypeError/ValueError for what bytes() refuses
+    PyObject_GetBuffer(copy, &b.view, PyBUF_SIMPLE)   # the view holds the copy
+    b.ptr = <const uint8_t*>b.view.buf
+    b.len = <size_t>b.view.len
+    b.held = True
     return 0
 
 
@@ -221,10 +266,13 @@ cdef class _MacBase:
         return PyBytes_FromStringAndSize(<char*>self.tag, 16)
 
     cdef bint _equal(self, object tag) except -1:
+        """Whether ``tag`` is the tag.  ``tag`` is read before the state is
+        finished, so a wrong type (TypeError) leaves the object usable."""
         cdef buf_t b
-        cdef bytes mine = self._tag()
+        cdef bytes mine
         get_buf(tag, &b)
         try:
+            mine = self._tag()
             if b.len != 16:
                 return False
             return tags_equal(b.ptr, <const uint8_t*>PyBytes_AS_STRING(mine), 16)
@@ -264,12 +312,13 @@ cdef class Poly1305(_MacBase):
             raise AlreadyFinalized("Context was already finalized.")
         return self._tag()
 
-    def verify(self, tag):
-        """Raise InvalidSignature unless ``tag`` is the message's tag
-        (compared in constant time)."""
+    def verify(self, signature):
+        """Raise InvalidSignature unless ``signature`` is the message's tag
+        (compared in constant time).  A ``signature`` of a wrong type is a
+        TypeError that leaves the object usable, as in cryptography."""
         if self.done:
             raise AlreadyFinalized("Context was already finalized.")
-        if not self._equal(tag):
+        if not self._equal(signature):
             raise InvalidSignature("Value did not match computed tag.")
 
     @staticmethod
@@ -298,6 +347,7 @@ cdef class Poly1305_MAC(_MacBase):
     :ivar nonce: the nonce the key pair was derived with"""
     digest_size = 16
     cdef public object nonce
+    cdef object __weakref__
 
     def __init__(self, r, s, data):
         cdef buf_t rb, sb
@@ -336,6 +386,7 @@ cdef class Poly1305_MAC(_MacBase):
     def verify(self, mac_tag):
         """Raise ValueError("MAC check failed") unless ``mac_tag`` matches
         (constant-time comparison)."""
+        self._tag()                # finished first, whatever mac_tag is (as pycryptodome)
         if not self._equal(mac_tag):
             raise ValueError("MAC check failed")
 
@@ -463,6 +514,8 @@ cdef int writable_output(object output, buf_t* ob, size_t n, str what_len) excep
     """Borrow a caller's output buffer: writable and exactly n bytes long."""
     try:
         get_buf(output, ob, True)
+    except BufferError:
+        raise
     except TypeError:
         raise TypeError("output must be a bytearray or a writeable memoryview") from None
     if ob.len != n:
@@ -511,6 +564,7 @@ cdef class ChaCha20Cipher:
 
     :ivar nonce: the 8-, 12- or 24-byte nonce"""
     block_size = 1
+    cdef object __weakref__
     cdef stream_t s
     cdef bint busy             # a call on another thread has released the GIL
     cdef int next_ops          # 1: encrypt allowed, 2: decrypt allowed
@@ -528,7 +582,7 @@ cdef class ChaCha20Cipher:
             else max(1, min_bytes_per_thread)
         get_buf(key, &kb)
         try:
-            get_buf(nonce, &nb)
+            get_nonce(nonce, &nb)
             try:
                 if kb.len != 32:
                     raise ValueError("ChaCha20/XChaCha20 key must be 32 bytes long")
@@ -663,35 +717,6 @@ cdef class ChaCha20Cipher:
 def _thread_xor(ChaCha20Cipher c, size_t src, size_t dst, uint64_t first, size_t count):
     with nogil:
         xor_blocks_at(&c.s, <const uint8_t*>src, <uint8_t*>dst, first, count)
-
-
-def chacha20_poly1305_key_pair(key, nonce):
-    """(r, s) for Poly1305 from ChaCha20 block 0 under a 32-byte key and an
-    8- or 12-byte nonce (the latter as RFC 8439 section 2.6)."""
-    cdef buf_t kb, nb
-    cdef stream_t s
-    cdef uint8_t n12[12]
-    get_fixed(key, &kb, 32, "Poly1305 with ChaCha20 requires a 32-byte key")
-    try:
-        get_buf(nonce, &nb)
-        try:
-            if nb.len == 8:
-                memset(n12, 0, 4)
-                memcpy(n12 + 4, nb.ptr, 8)
-            elif nb.len == 12:
-                memcpy(n12, nb.ptr, 12)
-            else:
-                raise ValueError("Poly1305 with ChaCha20 requires an 8- or 12-byte nonce")
-            stream_init(&s, active_kernels(), kb.ptr, n12, 12)
-            s.k.chacha20_xor(s.st, NULL, s.ks, 1)
-            r = PyBytes_FromStringAndSize(<char*>s.ks, 16)
-            s_ = PyBytes_FromStringAndSize(<char*>s.ks + 16, 16)
-            wipe(&s, sizeof(s))
-            return r, s_
-        finally:
-            put_buf(&nb)
-    finally:
-        put_buf(&kb)
 
 
 def hchacha20_subkey(key, nonce):
@@ -932,6 +957,8 @@ cdef object seal_call(const kernel_table* k, const uint8_t* key, size_t nonce_le
         else:
             try:
                 get_buf(output, &ob, True)
+            except BufferError:
+                raise
             except TypeError:
                 raise TypeError("Buffer is not writable.") from None
             if ob.len != db.len + 16:
@@ -987,6 +1014,8 @@ cdef object open_call(const kernel_table* k, const uint8_t* key, size_t nonce_le
         else:
             try:
                 get_buf(output, &ob, True)
+            except BufferError:
+                raise
             except TypeError:
                 raise TypeError("Buffer is not writable.") from None
             if ob.len != n:
@@ -1072,6 +1101,7 @@ cdef class ChaCha20Poly1305Cipher:
     inputs); only a partial block is carried to the next call.
 
     :ivar nonce: the 8-, 12- or 24-byte nonce"""
+    cdef object __weakref__
     cdef stream_t s
     cdef mac_t c
     cdef bint busy             # a call on another thread has released the GIL
@@ -1088,7 +1118,7 @@ cdef class ChaCha20Poly1305Cipher:
         cdef uint8_t block0[64]
         get_buf(key, &kb)
         try:
-            get_buf(nonce, &nb)
+            get_nonce(nonce, &nb)
             try:
                 if kb.len != 32:
                     raise ValueError("Key must be 32 bytes long")
@@ -1276,3 +1306,8 @@ cdef class ChaCha20Poly1305Cipher:
             wipe(PyBytes_AS_STRING(pt), PyBytes_GET_SIZE(pt))
             raise
         return pt
+
+
+# Poly1305 keyed from ChaCha20 block 0 (pycryptodome's Poly1305.new with a
+# ChaCha20 module): its own file, as it is a face's fast path.
+include "_poly1305_chacha20.pxi"

@@ -7,7 +7,8 @@ after switching to poly1305x."""
 
 from poly1305x._peers import PYCRYPTODOME_FAMILIES
 
-__all__ = ["AlreadyFinalized", "InvalidSignature", "InvalidTag", "MessageTooLongError"]
+__all__ = ["AlreadyFinalized", "InvalidSignature", "InvalidTag", "MessageTooLongError",
+           "NotContiguousError"]
 
 
 def _peer(module: str, name: str) -> tuple:
@@ -39,3 +40,9 @@ _pycryptodome = sum((_peer(family, "MessageTooLongError") for family in PYCRYPTO
 
 class MessageTooLongError(*(_pycryptodome or (ValueError, OverflowError))):  # type: ignore[misc]
     """The ChaCha20 key stream for this key and nonce is used up."""
+
+
+class NotContiguousError(BufferError, TypeError):
+    """A buffer argument is not C-contiguous (a strided memoryview, say).  A
+    BufferError, as both peers raise, and a TypeError, as poly1305x raised
+    before: ``except BufferError`` and ``except TypeError`` both catch it."""

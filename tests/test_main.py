@@ -13,7 +13,7 @@ import sys
 import pytest
 
 import poly1305x
-from poly1305x import _bench, _dispatch
+from poly1305x import _bench, _dispatch, _selftest
 
 
 def _run(*args, cwd=None):
@@ -52,13 +52,13 @@ def test_bench_quick_writes_json(tmp_path):
 
 def test_selftest_in_process_passes():
     out = io.StringIO()
-    assert _bench.run_selftest(out=out) is True
+    assert _selftest.run_selftest(out=out) is True
     assert "FAIL" not in out.getvalue()
 
 
 def _spoil(field):
     """A copy of the vectors with one byte of one field flipped."""
-    vectors = copy.deepcopy(_bench.VECTORS)
+    vectors = copy.deepcopy(_selftest.VECTORS)
     kind, index, key = field
     value = bytearray(vectors[kind][index][key])
     value[0] ^= 1
@@ -76,7 +76,7 @@ def _spoil(field):
 def test_selftest_fails_on_a_wrong_answer(field):
     out = io.StringIO()
     backend = poly1305x.backends()[0]
-    assert _bench.run_selftest(vectors=_spoil(field), backends=[backend], out=out) is False
+    assert _selftest.run_selftest(vectors=_spoil(field), backends=[backend], out=out) is False
     text = out.getvalue()
     assert f"FAIL  {backend}" in text
     assert "PASS" not in text
@@ -84,12 +84,12 @@ def test_selftest_fails_on_a_wrong_answer(field):
 
 def test_selftest_command_exits_1_on_a_wrong_answer(monkeypatch, capsys):
     from poly1305x import __main__ as main_mod
-    monkeypatch.setattr(_bench, "VECTORS", _spoil(("chacha20", 0, "ct")))
+    monkeypatch.setattr(_selftest, "VECTORS", _spoil(("chacha20", 0, "ct")))
     assert main_mod.main(["selftest"]) == 1
     assert "FAIL" in capsys.readouterr().out
 
 
 def test_selftest_restores_the_backend():
     before = poly1305x.backend()
-    _bench.run_selftest(out=io.StringIO())
+    _selftest.run_selftest(out=io.StringIO())
     assert poly1305x.backend() == before

@@ -300,7 +300,9 @@ def test_str_key_and_noncontiguous_data():
     with pytest.raises(TypeError):
         MacPoly1305("k" * 32)
     strided = memoryview(bytes(64))[::2]
-    with pytest.raises(TypeError, match="contiguous"):
-        MacPoly1305.generate_tag(bytes(32), strided)
-    with pytest.raises(TypeError, match="contiguous"):
-        MacPoly1305(bytes(32)).update(strided)
+    # a BufferError as the peers raise, and still the TypeError it was
+    for exc in (BufferError, TypeError):
+        with pytest.raises(exc, match="contiguous"):
+            MacPoly1305.generate_tag(bytes(32), strided)
+        with pytest.raises(exc, match="contiguous"):
+            MacPoly1305(bytes(32)).update(strided)
