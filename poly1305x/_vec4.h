@@ -1,0 +1,169 @@
+/* Four 32-bit lanes, for the multi-block portable ChaCha20 (_portable.pyx).
+ *
+ * Two families with the same small set of inline primitives (add, xor, rotate
+ * left by a constant, set, little-endian load/store, 4x4 transpose):
+ *
+ *   p1305x_v4_*  GCC/Clang generic vectors (vector_size(16)).  The compiler
+ *                maps them onto the target's baseline vector ISA: SSE2 on
+ *                x86-64, NEON (ASIMD) on aarch64, VSX on ppc64le, and scalar
+ *                code where there is none.  No -m flag and no run-time check.
+ *   p1305x_s4_*  a struct of four words: the same four blocks interleaved in
+ *                ordinary registers, for compilers without vector extensions
+ *                (MSVC).  It is what p1305x_v4 becomes there, and is also
+ *                built everywhere as the `scalar` backend, so that code path
+ *                is tested on every platform.
+ *
+ * Defining POLY1305X_NO_VEC makes p1305x_v4 the struct family too (to build
+ * on this machine what MSVC gets).  The vector types only ever live in local
+ * variables (never in structs that Python objects hold).
+ *
+ * Loads and stores are little-endian on every host: on a big-endian target
+ * the words are byte-swapped after the copy. */
+#ifndef POLY1305X_VEC4_H
+#define POLY1305X_VEC4_H
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && \
+    __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define P1305X_BIG_ENDIAN 1
+#else
+#define P1305X_BIG_ENDIAN 0
+#endif
+
+#if defined(_MSC_VER) && !defined(__clang__)
+#define P1305X_INLINE static __forceinline
+#else
+#define P1305X_INLINE static inline
+#endif
+
+/* ---- the struct family (always defined) -------------------------------- */
+typedef struct { uint32_t w[4]; } p1305x_s4;
+
+P1305X_INLINE uint32_t p1305x_bswap32(uint32_t v) {
+    return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
+}
+P1305X_INLINE p1305x_s4 p1305x_s4_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+    p1305x_s4 r; r.w[0] = a; r.w[1] = b; r.w[2] = c; r.w[3] = d; return r;
+}
+P1305X_INLINE p1305x_s4 p1305x_s4_set1(uint32_t a) { return p1305x_s4_set(a, a, a, a); }
+P1305X_INLINE p1305x_s4 p1305x_s4_add(p1305x_s4 a, p1305x_s4 b) {
+    a.w[0] += b.w[0]; a.w[1] += b.w[1]; a.w[2] += b.w[2]; a.w[3] += b.w[3]; return a;
+}
+P1305X_INLINE p1305x_s4 p1305x_s4_xor(p1305x_s4 a, p1305x_s4 b) {
+    a.w[0] ^= b.w[0]; a.w[1] ^= b.w[1]; a.w[2] ^= b.w[2]; a.w[3] ^= b.w[3]; return a;
+}
+#define P1305X_ROTL32(v, n) (((v) << (n)) | ((v) >> (32 - (n))))
+#define P1305X_S4_ROT(n)                                                          \
+    P1305X_INLINE p1305x_s4 p1305x_s4_rotl##n(p1305x_s4 a) {                      \
+        a.w[0] = P1305X_ROTL32(a.w[0], n); a.w[1] = P1305X_ROTL32(a.w[1], n);     \
+        a.w[2] = P1305X_ROTL32(a.w[2], n); a.w[3] = P1305X_ROTL32(a.w[3], n);     \
+        return a;                                                                 \
+    }
+P1305X_S4_ROT(16)
+P1305X_S4_ROT(12)
+P1305X_S4_ROT(8)
+P1305X_S4_ROT(7)
+P1305X_INLINE p1305x_s4 p1305x_s4_load(const uint8_t *p) {
+    p1305x_s4 r; int i;
+    for (i = 0; i < 4; i++)
+        r.w[i] = (uint32_t)p[4 * i] | ((uint32_t)p[4 * i + 1] << 8) |
+                 ((uint32_t)p[4 * i + 2] << 16) | ((uint32_t)p[4 * i + 3] << 24);
+    return r;
+}
+P1305X_INLINE void p1305x_s4_store(uint8_t *p, p1305x_s4 a) {
+    int i;
+    for (i = 0; i < 4; i++) {
+        p[4 * i] = (uint8_t)a.w[i]; p[4 * i + 1] = (uint8_t)(a.w[i] >> 8);
+        p[4 * i + 2] = (uint8_t)(a.w[i] >> 16); p[4 * i + 3] = (uint8_t)(a.w[i] >> 24);
+    }
+}
+/* Rows a, b, c, d in, columns out: a' = (a0 b0 c0 d0), b' = (a1 b1 c1 d1)... */
+P1305X_INLINE void p1305x_s4_transpose(p1305x_s4 *a, p1305x_s4 *b, p1305x_s4 *c,
+                                       p1305x_s4 *d) {
+    p1305x_s4 ta = *a, tb = *b, tc = *c, td = *d;
+    *a = p1305x_s4_set(ta.w[0], tb.w[0], tc.w[0], td.w[0]);
+    *b = p1305x_s4_set(ta.w[1], tb.w[1], tc.w[1], td.w[1]);
+    *c = p1305x_s4_set(ta.w[2], tb.w[2], tc.w[2], td.w[2]);
+    *d = p1305x_s4_set(ta.w[3], tb.w[3], tc.w[3], td.w[3]);
+}
+
+/* ---- the vector family ------------------------------------------------- */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(POLY1305X_NO_VEC)
+#define P1305X_HAVE_VEC 1
+typedef uint32_t p1305x_v4 __attribute__((vector_size(16)));
+
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+#define P1305X_SHUF(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
+#else
+#define P1305X_SHUF(a, b, i, j, k, l) __builtin_shuffle(a, b, (p1305x_v4){i, j, k, l})
+#endif
+
+P1305X_INLINE p1305x_v4 p1305x_v4_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+    p1305x_v4 r = {a, b, c, d}; return r;
+}
+P1305X_INLINE p1305x_v4 p1305x_v4_set1(uint32_t a) { p1305x_v4 r = {a, a, a, a}; return r; }
+P1305X_INLINE p1305x_v4 p1305x_v4_add(p1305x_v4 a, p1305x_v4 b) { return a + b; }
+P1305X_INLINE p1305x_v4 p1305x_v4_xor(p1305x_v4 a, p1305x_v4 b) { return a ^ b; }
+/* Rotations: shift pair + or; compilers turn 16 (and, with a byte shuffle
+ * instruction, 8) into one permute where the ISA has it (NEON rev32, SSSE3). */
+typedef uint16_t p1305x_v4_u16 __attribute__((vector_size(16)));
+/* by 16: swap the halves of each word (SSE2 pshuflw+pshufhw, NEON rev32) */
+P1305X_INLINE p1305x_v4 p1305x_v4_rotl16(p1305x_v4 a) {
+#ifdef P1305X_ROT16_SHIFT
+    return (a << 16) | (a >> 16);
+#endif
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+    return (p1305x_v4)__builtin_shufflevector((p1305x_v4_u16)a, (p1305x_v4_u16)a,
+                                              1, 0, 3, 2, 5, 4, 7, 6);
+#else
+    return (p1305x_v4)__builtin_shuffle((p1305x_v4_u16)a,
+                                        (p1305x_v4_u16){1, 0, 3, 2, 5, 4, 7, 6});
+#endif
+}
+P1305X_INLINE p1305x_v4 p1305x_v4_rotl12(p1305x_v4 a) { return (a << 12) | (a >> 20); }
+P1305X_INLINE p1305x_v4 p1305x_v4_rotl8(p1305x_v4 a) { return (a << 8) | (a >> 24); }
+P1305X_INLINE p1305x_v4 p1305x_v4_rotl7(p1305x_v4 a) { return (a << 7) | (a >> 25); }
+P1305X_INLINE p1305x_v4 p1305x_v4_load(const uint8_t *p) {
+    p1305x_v4 r;
+    memcpy(&r, p, 16);      /* one unaligned load */
+#if P1305X_BIG_ENDIAN
+    r = (r >> 24) | ((r >> 8) & 0xff00u) | ((r << 8) & 0xff0000u) | (r << 24);
+#endif
+    return r;
+}
+P1305X_INLINE void p1305x_v4_store(uint8_t *p, p1305x_v4 a) {
+#if P1305X_BIG_ENDIAN
+    a = (a >> 24) | ((a >> 8) & 0xff00u) | ((a << 8) & 0xff0000u) | (a << 24);
+#endif
+    memcpy(p, &a, 16);      /* one unaligned store */
+}
+/* Two rounds of interleaves (SSE2 punpck{l,h}{dq,qdq}; NEON zip1/zip2). */
+P1305X_INLINE void p1305x_v4_transpose(p1305x_v4 *a, p1305x_v4 *b, p1305x_v4 *c,
+                                       p1305x_v4 *d) {
+    p1305x_v4 t0 = P1305X_SHUF(*a, *b, 0, 4, 1, 5);   /* a0 b0 a1 b1 */
+    p1305x_v4 t1 = P1305X_SHUF(*a, *b, 2, 6, 3, 7);   /* a2 b2 a3 b3 */
+    p1305x_v4 t2 = P1305X_SHUF(*c, *d, 0, 4, 1, 5);   /* c0 d0 c1 d1 */
+    p1305x_v4 t3 = P1305X_SHUF(*c, *d, 2, 6, 3, 7);   /* c2 d2 c3 d3 */
+    *a = P1305X_SHUF(t0, t2, 0, 1, 4, 5);
+    *b = P1305X_SHUF(t0, t2, 2, 3, 6, 7);
+    *c = P1305X_SHUF(t1, t3, 0, 1, 4, 5);
+    *d = P1305X_SHUF(t1, t3, 2, 3, 6, 7);
+}
+#else
+#define P1305X_HAVE_VEC 0
+typedef p1305x_s4 p1305x_v4;
+#define p1305x_v4_set p1305x_s4_set
+#define p1305x_v4_set1 p1305x_s4_set1
+#define p1305x_v4_add p1305x_s4_add
+#define p1305x_v4_xor p1305x_s4_xor
+#define p1305x_v4_rotl16 p1305x_s4_rotl16
+#define p1305x_v4_rotl12 p1305x_s4_rotl12
+#define p1305x_v4_rotl8 p1305x_s4_rotl8
+#define p1305x_v4_rotl7 p1305x_s4_rotl7
+#define p1305x_v4_load p1305x_s4_load
+#define p1305x_v4_store p1305x_s4_store
+#define p1305x_v4_transpose p1305x_s4_transpose
+#endif
+
+#endif
