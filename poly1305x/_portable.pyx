@@ -314,10 +314,16 @@ cdef inline lanes4 l4_add(lanes4 a, lanes4 b) noexcept nogil:
         return p1305x_s4_add(a, b)
 
 
-cdef inline lanes4 l4_xor_rotl(lanes4 a, lanes4 b, int n) noexcept nogil:
-    """(a ^ b) <<< n, n one of 16, 12, 8, 7 (a constant after inlining)."""
+cdef inline lanes4 l4_xor(lanes4 a, lanes4 b) noexcept nogil:
     if lanes4 is p1305x_v4:
-        a = p1305x_v4_xor(a, b)
+        return p1305x_v4_xor(a, b)
+    else:
+        return p1305x_s4_xor(a, b)
+
+
+cdef inline lanes4 l4_rotl(lanes4 a, int n) noexcept nogil:
+    """a <<< n, n one of 16, 12, 8, 7 (a constant after inlining)."""
+    if lanes4 is p1305x_v4:
         if n == 16:
             return p1305x_v4_rotl16(a)
         if n == 12:
@@ -326,7 +332,6 @@ cdef inline lanes4 l4_xor_rotl(lanes4 a, lanes4 b, int n) noexcept nogil:
             return p1305x_v4_rotl8(a)
         return p1305x_v4_rotl7(a)
     else:
-        a = p1305x_s4_xor(a, b)
         if n == 16:
             return p1305x_s4_rotl16(a)
         if n == 12:
@@ -336,12 +341,33 @@ cdef inline lanes4 l4_xor_rotl(lanes4 a, lanes4 b, int n) noexcept nogil:
         return p1305x_s4_rotl7(a)
 
 
+cdef inline lanes4 l4_load(lanes4 like, const uint8_t* p) noexcept nogil:
+    if lanes4 is p1305x_v4:
+        return p1305x_v4_load(p)
+    else:
+        return p1305x_s4_load(p)
+
+
+cdef inline void l4_store(uint8_t* p, lanes4 a) noexcept nogil:
+    if lanes4 is p1305x_v4:
+        p1305x_v4_store(p, a)
+    else:
+        p1305x_s4_store(p, a)
+
+
+cdef inline void l4_transpose(lanes4* a, lanes4* b, lanes4* c, lanes4* d) noexcept nogil:
+    if lanes4 is p1305x_v4:
+        p1305x_v4_transpose(a, b, c, d)
+    else:
+        p1305x_s4_transpose(a, b, c, d)
+
+
 cdef inline void l4_quarter(lanes4* a, lanes4* b, lanes4* c, lanes4* d) noexcept nogil:
     """The RFC 8439 quarter round on four blocks at once."""
-    a[0] = l4_add(a[0], b[0]); d[0] = l4_xor_rotl(d[0], a[0], 16)
-    c[0] = l4_add(c[0], d[0]); b[0] = l4_xor_rotl(b[0], c[0], 12)
-    a[0] = l4_add(a[0], b[0]); d[0] = l4_xor_rotl(d[0], a[0], 8)
-    c[0] = l4_add(c[0], d[0]); b[0] = l4_xor_rotl(b[0], c[0], 7)
+    a[0] = l4_add(a[0], b[0]); d[0] = l4_rotl(l4_xor(d[0], a[0]), 16)
+    c[0] = l4_add(c[0], d[0]); b[0] = l4_rotl(l4_xor(b[0], c[0]), 12)
+    a[0] = l4_add(a[0], b[0]); d[0] = l4_rotl(l4_xor(d[0], a[0]), 8)
+    c[0] = l4_add(c[0], d[0]); b[0] = l4_rotl(l4_xor(b[0], c[0]), 7)
 
 
 cdef inline void l4_out(lanes4 a, lanes4 b, lanes4 c, lanes4 d, const uint8_t* src,
@@ -349,32 +375,23 @@ cdef inline void l4_out(lanes4 a, lanes4 b, lanes4 c, lanes4 d, const uint8_t* s
     """Words w..w+3 of four blocks (one value per word) to the 16 bytes at
     dst + 64 j for block j, XORed with src there unless src is NULL.  src may
     equal dst: each 16 bytes are loaded before they are stored."""
-    if lanes4 is p1305x_v4:
-        p1305x_v4_transpose(&a, &b, &c, &d)
-        if src != NULL:
-            a = p1305x_v4_xor(a, p1305x_v4_load(src))
-            b = p1305x_v4_xor(b, p1305x_v4_load(src + 64))
-            c = p1305x_v4_xor(c, p1305x_v4_load(src + 128))
-            d = p1305x_v4_xor(d, p1305x_v4_load(src + 192))
-        p1305x_v4_store(dst, a)
-        p1305x_v4_store(dst + 64, b)
-        p1305x_v4_store(dst + 128, c)
-        p1305x_v4_store(dst + 192, d)
-    else:
-        p1305x_s4_transpose(&a, &b, &c, &d)
-        if src != NULL:
-            a = p1305x_s4_xor(a, p1305x_s4_load(src))
-            b = p1305x_s4_xor(b, p1305x_s4_load(src + 64))
-            c = p1305x_s4_xor(c, p1305x_s4_load(src + 128))
-            d = p1305x_s4_xor(d, p1305x_s4_load(src + 192))
-        p1305x_s4_store(dst, a)
-        p1305x_s4_store(dst + 64, b)
-        p1305x_s4_store(dst + 128, c)
-        p1305x_s4_store(dst + 192, d)
+    l4_transpose(&a, &b, &c, &d)
+    if src != NULL:
+        a = l4_xor(a, l4_load(a, src))
+        b = l4_xor(b, l4_load(b, src + 64))
+        c = l4_xor(c, l4_load(c, src + 128))
+        d = l4_xor(d, l4_load(d, src + 192))
+    l4_store(dst, a)
+    l4_store(dst + 64, b)
+    l4_store(dst + 128, c)
+    l4_store(dst + 192, d)
 
 
 cdef inline const uint8_t* l4_src(const uint8_t* src, size_t off) noexcept nogil:
-    return NULL if src == NULL else src + off
+    """src + off, or NULL for the bare key stream."""
+    if src == NULL:
+        return NULL
+    return src + off
 
 
 cdef inline void l4_rounds(lanes4* x, int nsets) noexcept nogil:
@@ -458,7 +475,7 @@ cdef void chacha20_xor_lanes(uint32_t* state16, const uint8_t* src, uint8_t* dst
     cdef uint64_t ctr = <uint64_t>state16[12] | (<uint64_t>state16[13] << 32)
     cdef size_t n, i
     n = nblocks >> 3
-    if n and WIDE:
+    if n:
         chacha20_steps8(state16, ctr, src, dst, n, like)
         ctr += n << 3
         src = l4_src(src, n << 9)
@@ -485,8 +502,6 @@ cdef void chacha20_xor_lanes(uint32_t* state16, const uint8_t* src, uint8_t* dst
     state16[13] = <uint32_t>(ctr >> 32)
     if nblocks:
         chacha20_xor_portable(state16, src, dst, 1)
-
-cdef int WIDE = 1
 
 
 cdef void chacha20_xor_vec4(uint32_t* state16, const uint8_t* src, uint8_t* dst,
@@ -572,8 +587,3 @@ def kernel_tables():
         "portable26": PyCapsule_New(<void*>&TABLE_PORTABLE26, P1305X_KERNEL_CAPSULE, NULL),
         "scalar": PyCapsule_New(<void*>&TABLE_SCALAR, P1305X_KERNEL_CAPSULE, NULL),
     }
-
-
-def _set_wide(int w):
-    global WIDE
-    WIDE = w

@@ -105,25 +105,39 @@ P1305X_INLINE p1305x_v4 p1305x_v4_set(uint32_t a, uint32_t b, uint32_t c, uint32
 P1305X_INLINE p1305x_v4 p1305x_v4_set1(uint32_t a) { p1305x_v4 r = {a, a, a, a}; return r; }
 P1305X_INLINE p1305x_v4 p1305x_v4_add(p1305x_v4 a, p1305x_v4 b) { return a + b; }
 P1305X_INLINE p1305x_v4 p1305x_v4_xor(p1305x_v4 a, p1305x_v4 b) { return a ^ b; }
-/* Rotations: shift pair + or; compilers turn 16 (and, with a byte shuffle
- * instruction, 8) into one permute where the ISA has it (NEON rev32, SSSE3). */
+/* Rotations.  By 12 and 7: a shift pair and an or (on aarch64 shl + sri).
+ * By 16: swap the 16-bit halves of each word (SSE2 pshuflw + pshufhw, NEON
+ * rev32).  By 8: a byte permutation where the baseline ISA has one (NEON tbl,
+ * SSSE3 pshufb), else the shift pair (SSE2 has no byte shuffle). */
 typedef uint16_t p1305x_v4_u16 __attribute__((vector_size(16)));
-/* by 16: swap the halves of each word (SSE2 pshuflw+pshufhw, NEON rev32) */
-P1305X_INLINE p1305x_v4 p1305x_v4_rotl16(p1305x_v4 a) {
-#ifdef P1305X_ROT16_SHIFT
-    return (a << 16) | (a >> 16);
-#endif
+typedef uint8_t p1305x_v4_u8 __attribute__((vector_size(16)));
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
-    return (p1305x_v4)__builtin_shufflevector((p1305x_v4_u16)a, (p1305x_v4_u16)a,
-                                              1, 0, 3, 2, 5, 4, 7, 6);
+#define P1305X_SHUFV(v, ...) __builtin_shufflevector(v, v, __VA_ARGS__)
 #else
-    return (p1305x_v4)__builtin_shuffle((p1305x_v4_u16)a,
-                                        (p1305x_v4_u16){1, 0, 3, 2, 5, 4, 7, 6});
+#define P1305X_SHUFV(v, ...) __builtin_shuffle(v, (__typeof__(v)){__VA_ARGS__})
+#endif
+P1305X_INLINE p1305x_v4 p1305x_v4_rotl16(p1305x_v4 a) {
+    return (p1305x_v4)P1305X_SHUFV((p1305x_v4_u16)a, 1, 0, 3, 2, 5, 4, 7, 6);
+}
+#if defined(__ARM_NEON) && defined(__aarch64__)
+/* shl + sri (shift right and insert): two instructions; GCC does not form it */
+#include <arm_neon.h>
+#define P1305X_NEON_ROTL(a, n) \
+    ((p1305x_v4)vsriq_n_u32(vshlq_n_u32((uint32x4_t)(a), n), (uint32x4_t)(a), 32 - (n)))
+P1305X_INLINE p1305x_v4 p1305x_v4_rotl12(p1305x_v4 a) { return P1305X_NEON_ROTL(a, 12); }
+P1305X_INLINE p1305x_v4 p1305x_v4_rotl7(p1305x_v4 a) { return P1305X_NEON_ROTL(a, 7); }
+#else
+P1305X_INLINE p1305x_v4 p1305x_v4_rotl12(p1305x_v4 a) { return (a << 12) | (a >> 20); }
+P1305X_INLINE p1305x_v4 p1305x_v4_rotl7(p1305x_v4 a) { return (a << 7) | (a >> 25); }
+#endif
+P1305X_INLINE p1305x_v4 p1305x_v4_rotl8(p1305x_v4 a) {
+#if (defined(__ARM_NEON) || defined(__SSSE3__)) && !P1305X_BIG_ENDIAN
+    return (p1305x_v4)P1305X_SHUFV((p1305x_v4_u8)a, 3, 0, 1, 2, 7, 4, 5, 6,
+                                    11, 8, 9, 10, 15, 12, 13, 14);
+#else
+    return (a << 8) | (a >> 24);
 #endif
 }
-P1305X_INLINE p1305x_v4 p1305x_v4_rotl12(p1305x_v4 a) { return (a << 12) | (a >> 20); }
-P1305X_INLINE p1305x_v4 p1305x_v4_rotl8(p1305x_v4 a) { return (a << 8) | (a >> 24); }
-P1305X_INLINE p1305x_v4 p1305x_v4_rotl7(p1305x_v4 a) { return (a << 7) | (a >> 25); }
 P1305X_INLINE p1305x_v4 p1305x_v4_load(const uint8_t *p) {
     p1305x_v4 r;
     memcpy(&r, p, 16);      /* one unaligned load */
