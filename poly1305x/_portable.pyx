@@ -27,6 +27,7 @@ cdef extern from "_vec4.h" nogil:
     ctypedef struct p1305x_s4:
         pass
     int P1305X_HAVE_VEC
+    const char* P1305X_VEC_KIND
     p1305x_v4 p1305x_v4_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
     p1305x_v4 p1305x_v4_set1(uint32_t a)
     p1305x_v4 p1305x_v4_add(p1305x_v4 a, p1305x_v4 b)
@@ -576,8 +577,11 @@ TABLE_SCALAR.chacha20_xor = chacha20_xor_scalar4
 
 #: True when the base-2^64 loop has a native 64x64->128 multiply.
 HAVE_INT128 = bool(P1305X_HAVE_INT128)
-#: True when ChaCha20 of the portable backends runs on compiler vectors.
+#: True when ChaCha20 of the portable backends runs on vector registers.
 HAVE_VEC = bool(P1305X_HAVE_VEC)
+#: How: "gnu-vector" (GCC/Clang generic vectors), "sse2-intrinsics" (MSVC x64)
+#: or "scalar-lanes" (no vector code).
+VEC_KIND = P1305X_VEC_KIND.decode()
 
 
 def kernel_tables():

@@ -9,12 +9,14 @@
  *                code where there is none.  No -m flag and no run-time check.
  *   p1305x_s4_*  a struct of four words: the same four blocks interleaved in
  *                ordinary registers, for compilers without vector extensions
- *                (MSVC).  It is what p1305x_v4 becomes there, and is also
- *                built everywhere as the `scalar` backend, so that code path
- *                is tested on every platform.
+ *                (other than MSVC on x64, which gets SSE2 intrinsics below).
+ *                It is what p1305x_v4 becomes there, and is also built
+ *                everywhere as the `scalar` backend, so that code path is
+ *                tested on every platform.
  *
- * Defining POLY1305X_NO_VEC makes p1305x_v4 the struct family too (to build
- * on this machine what MSVC gets).  The vector types only ever live in local
+ * Defining POLY1305X_NO_VEC makes p1305x_v4 the struct family too, and
+ * POLY1305X_VEC_SSE2 the SSE2-intrinsics family (to build on this machine
+ * what other compilers get).  The vector types only ever live in local
  * variables (never in structs that Python objects hold).
  *
  * Loads and stores are little-endian on every host: on a big-endian target
@@ -89,8 +91,47 @@ P1305X_INLINE void p1305x_s4_transpose(p1305x_s4 *a, p1305x_s4 *b, p1305x_s4 *c,
 }
 
 /* ---- the vector family ------------------------------------------------- */
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(POLY1305X_NO_VEC)
+#if !defined(POLY1305X_NO_VEC) && (defined(POLY1305X_VEC_SSE2) || \
+    (defined(_MSC_VER) && !defined(__clang__) && (defined(_M_X64) || defined(_M_AMD64))))
+/* MSVC on x64 has no vector extensions, but SSE2 is part of x64 itself: the
+ * same primitives as intrinsics.  (POLY1305X_VEC_SSE2 selects this branch on
+ * GCC/Clang too, to test it.) */
 #define P1305X_HAVE_VEC 1
+#define P1305X_VEC_KIND "sse2-intrinsics"
+#include <emmintrin.h>
+typedef __m128i p1305x_v4;
+P1305X_INLINE p1305x_v4 p1305x_v4_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+    return _mm_setr_epi32((int)a, (int)b, (int)c, (int)d);
+}
+P1305X_INLINE p1305x_v4 p1305x_v4_set1(uint32_t a) { return _mm_set1_epi32((int)a); }
+P1305X_INLINE p1305x_v4 p1305x_v4_add(p1305x_v4 a, p1305x_v4 b) { return _mm_add_epi32(a, b); }
+P1305X_INLINE p1305x_v4 p1305x_v4_xor(p1305x_v4 a, p1305x_v4 b) { return _mm_xor_si128(a, b); }
+P1305X_INLINE p1305x_v4 p1305x_v4_rotl16(p1305x_v4 a) {
+    return _mm_shufflehi_epi16(_mm_shufflelo_epi16(a, 0xB1), 0xB1);
+}
+#define P1305X_SSE2_ROTL(a, n) _mm_or_si128(_mm_slli_epi32(a, n), _mm_srli_epi32(a, 32 - (n)))
+P1305X_INLINE p1305x_v4 p1305x_v4_rotl12(p1305x_v4 a) { return P1305X_SSE2_ROTL(a, 12); }
+P1305X_INLINE p1305x_v4 p1305x_v4_rotl8(p1305x_v4 a) { return P1305X_SSE2_ROTL(a, 8); }
+P1305X_INLINE p1305x_v4 p1305x_v4_rotl7(p1305x_v4 a) { return P1305X_SSE2_ROTL(a, 7); }
+P1305X_INLINE p1305x_v4 p1305x_v4_load(const uint8_t *p) {
+    return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+P1305X_INLINE void p1305x_v4_store(uint8_t *p, p1305x_v4 a) {
+    _mm_storeu_si128((__m128i *)(void *)p, a);
+}
+P1305X_INLINE void p1305x_v4_transpose(p1305x_v4 *a, p1305x_v4 *b, p1305x_v4 *c,
+                                       p1305x_v4 *d) {
+    __m128i t0 = _mm_unpacklo_epi32(*a, *b), t1 = _mm_unpackhi_epi32(*a, *b);
+    __m128i t2 = _mm_unpacklo_epi32(*c, *d), t3 = _mm_unpackhi_epi32(*c, *d);
+    *a = _mm_unpacklo_epi64(t0, t2);
+    *b = _mm_unpackhi_epi64(t0, t2);
+    *c = _mm_unpacklo_epi64(t1, t3);
+    *d = _mm_unpackhi_epi64(t1, t3);
+}
+
+#elif (defined(__GNUC__) || defined(__clang__)) && !defined(POLY1305X_NO_VEC)
+#define P1305X_HAVE_VEC 1
+#define P1305X_VEC_KIND "gnu-vector"
 typedef uint32_t p1305x_v4 __attribute__((vector_size(16)));
 
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
@@ -166,6 +207,7 @@ P1305X_INLINE void p1305x_v4_transpose(p1305x_v4 *a, p1305x_v4 *b, p1305x_v4 *c,
 }
 #else
 #define P1305X_HAVE_VEC 0
+#define P1305X_VEC_KIND "scalar-lanes"
 typedef p1305x_s4 p1305x_v4;
 #define p1305x_v4_set p1305x_s4_set
 #define p1305x_v4_set1 p1305x_s4_set1
