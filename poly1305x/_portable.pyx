@@ -280,13 +280,15 @@ cdef void chacha20_xor_portable(uint32_t* state16, const uint8_t* src,
 
 
 # ---------------------------------------------------------------------------
-# ChaCha20, four blocks per step (vertical layout)
+# ChaCha20, 4 and 8 blocks per step (vertical layout)
 # Lane j of lanes-of-4 value x_i holds word i of block j, so the twenty rounds
 # need no shuffles; a 4x4 transpose per group of four words then turns the
-# columns back into blocks.  lanes4 is either the compiler's generic vector
-# (_vec4.h: SSE2 / NEON / VSX from the baseline ISA) or four scalar words (the
-# code a compiler without vector extensions gets; the `scalar` backend).
-# One source, two specialisations: Cython's fused types pick the primitives.
+# columns back into blocks.  8-block steps run two such sets side by side.
+# lanes4 is either the 4-lane vector of _vec4.h (GCC/Clang generic vectors:
+# SSE2 / NEON / VSX from the baseline ISA; SSE2 intrinsics on MSVC x64) or
+# four scalar words (the code a compiler without vector extensions gets; the
+# `scalar` backend everywhere).  One source, two specialisations: Cython's
+# fused types pick the primitives.
 # ---------------------------------------------------------------------------
 ctypedef fused lanes4:
     p1305x_v4
@@ -399,8 +401,8 @@ cdef inline void l4_rounds(lanes4* x, int nsets) noexcept nogil:
     """Twenty rounds over nsets independent sets of 16 words (x[16 s + i]); the
     half rounds of the sets alternate, so that the CPU always has independent
     work while one chain waits (SSE2 has no rotate instruction: long chains)."""
-    cdef int i, j, k
-    for i in range(10):
+    cdef int _, j, k
+    for _ in range(10):
         for k in range(0, 16 * nsets, 16):
             for j in range(4):                      # columns
                 l4_quarter(&x[k + j], &x[k + 4 + j], &x[k + 8 + j], &x[k + 12 + j])
