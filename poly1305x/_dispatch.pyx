@@ -74,7 +74,14 @@ def cpu_features():
 
 def backends():
     """Names of the backends usable on this CPU and built into this install,
-    best first."""
+    best first.
+
+    ``avx512``: AVX-512 IFMA Poly1305, 16-block ChaCha20 (x86-64);
+    ``avx2``: 4-lane Poly1305, 8-block ChaCha20 (x86-64);
+    ``portable``: base-2^64 scalar Poly1305, ChaCha20 8/4 blocks per step on
+    the baseline vector unit (SSE2, NEON, VSX; what every other CPU gets);
+    ``portable26``: the same with 26-bit Poly1305 limbs; ``scalar``: no
+    vector code at all (the self-test's reference).  See docs/backends.md."""
     out = []
     for name, needs, modname, _ in BACKENDS:
         if all(f in _FEATURES for f in needs) and importlib.util.find_spec(modname):
