@@ -21,8 +21,9 @@
 #    (so tests that start `sys.executable` go through qemu too), with the test
 #    dependencies' aarch64 wheels installed from the host by pip --platform
 # The userland and the venv are cached in $POLY1305X_AARCH64_CACHE (default
-# /var/cache/poly1305x-ci/aarch64) so a rerun on the same machine takes about a
-# minute; from nothing it takes about five.
+# /var/cache/poly1305x-ci/aarch64) so a rerun on the same machine skips the
+# downloads; either way the run is about three minutes here, most of it the
+# tests under emulation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SRC=$PWD
