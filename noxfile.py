@@ -164,7 +164,8 @@ def nosimd(session):
     _install(session, POLY1305X_NO_SIMD="1")
     session.run("python", "-c", "import poly1305x, sys; from poly1305x import _dispatch; "
                 "b = poly1305x.backends(); print('backends:', b); "
-                "sys.exit(b != ['portable', 'portable26'] or bool(_dispatch.emulated_backends()))")
+                "sys.exit(b != ['portable', 'portable26', 'scalar'] "
+                "or bool(_dispatch.emulated_backends()))")
     _pytest(session)
 
 
@@ -178,6 +179,21 @@ def noint128(session):
                 "p = [n for n in b if n.startswith('portable')]; "
                 "sys.exit(p != ['portable26', 'portable'] or _portable.HAVE_INT128)")
     _pytest(session)
+
+
+@nox.session(python=DEV_PYTHON)
+@nox.parametrize("switch,kind", [("POLY1305X_NO_VEC", "scalar-lanes"),
+                                 ("POLY1305X_VEC_SSE2", "sse2-intrinsics")])
+def portablevec(session, switch, kind):
+    """The portable ChaCha20 as compilers without GCC/Clang vector extensions
+    build it: scalar lanes (POLY1305X_NO_VEC=1), or SSE2 intrinsics as MSVC on
+    x64 (POLY1305X_VEC_SSE2=1); the ChaCha20 and AEAD tests pass."""
+    _install(session, **{switch: "1"})
+    session.run("python", "-c", "import sys; from poly1305x import _portable as p; "
+                f"print('VEC_KIND:', p.VEC_KIND); sys.exit(p.VEC_KIND != {kind!r})")
+    _pytest(session, args=[os.path.join(TESTS, t) for t in (
+        "test_chacha20.py", "test_chacha20_kernels.py", "test_chacha20_multiblock.py",
+        "test_aead.py")])
 
 
 # What a release wheel must and must not hold.
@@ -287,7 +303,8 @@ def oldcpu(session):
     probe = ("import sys, poly1305x; "
              "print('cpu:', sorted(poly1305x.cpu_features()), 'backends:', poly1305x.backends()); "
              "simd = sorted(m for m in sys.modules if m.startswith('poly1305x._x86')); "
-             "assert poly1305x.backends() == ['portable', 'portable26'], poly1305x.backends(); "
+             "assert poly1305x.backends() == ['portable', 'portable26', 'scalar'], "
+             "poly1305x.backends(); "
              "assert not simd, simd")
     for cpu in ("Nehalem", "SandyBridge"):
         session.run(qemu, "-cpu", cpu, py, "-c", probe, external=True)

@@ -8,6 +8,9 @@ compile their intrinsics, and are imported only after the run-time CPU check.
 Environment switches (for testing portable builds on this machine):
   POLY1305X_NO_SIMD=1     build no SIMD extension (as on a compiler without them)
   POLY1305X_NO_INT128=1   build the base-2^64 loop without unsigned __int128
+  POLY1305X_NO_VEC=1      build the portable ChaCha20 without GCC/Clang vector
+                          extensions (scalar lanes), as a compiler without them
+  POLY1305X_VEC_SSE2=1    build it on SSE2 intrinsics, as MSVC on x64 does
   POLY1305X_CFLAGS="..."  extra compiler flags for every extension (sanitizers)
   POLY1305X_SIMDE=1       also build _x86_avx512_emu: the AVX-512 kernels compiled
                           against SIMDe (Debian: libsimde-dev), a test-only backend
@@ -17,6 +20,7 @@ import os
 import platform
 import shlex
 import sys
+import sysconfig
 import tempfile
 
 from setuptools import Extension, setup
@@ -56,6 +60,11 @@ def _flag(name):
 
 
 def _is_x86_64():
+    # The target, not the host: a cross-build (.ci/aarch64.sh) sets
+    # _PYTHON_HOST_PLATFORM, which sysconfig.get_platform() reports.
+    target = sysconfig.get_platform().lower()
+    if target.startswith(("linux-", "macosx-", "win-")) and not target.endswith("universal2"):
+        return target.endswith(("x86_64", "amd64"))
     return platform.machine().lower() in ("x86_64", "amd64")
 
 
@@ -104,6 +113,8 @@ class BuildExt(build_ext):
         simd = [e.name.rsplit("_", 1)[-1] for e in kept if e.name in SIMD]
         print("poly1305x build: portable"
               + ("" if not _flag("POLY1305X_NO_INT128") else " (no int128)")
+              + ("" if not _flag("POLY1305X_NO_VEC") else " (no vector extensions)")
+              + ("" if not _flag("POLY1305X_VEC_SSE2") else " (SSE2 intrinsics)")
               + (" + " + " + ".join(simd) if simd else " only (no SIMD extension)")
               + (f"; dropped {', '.join(dropped)}" if dropped else ""), file=sys.stderr)
 
@@ -111,7 +122,8 @@ class BuildExt(build_ext):
 def _extensions():
     from Cython.Build import cythonize
 
-    macros = [("POLY1305X_NO_INT128", "1")] if _flag("POLY1305X_NO_INT128") else []
+    macros = [(m, "1") for m in ("POLY1305X_NO_INT128", "POLY1305X_NO_VEC", "POLY1305X_VEC_SSE2")
+              if _flag(m)]
     names = ["_portable", "_dispatch", "_engine", "_ssh"]
     if _is_x86_64() and not _flag("POLY1305X_NO_SIMD"):
         names += ["_x86_avx2", "_x86_avx512"]

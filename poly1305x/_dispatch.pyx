@@ -44,13 +44,16 @@ _FEATURES = _probe()
 
 # Backends as data, best first: name, CPU features it needs, module that holds
 # it, the name of its table there.  Where the compiler has no 64x64->128
-# multiply, the 26-bit loop ranks first.
+# multiply, the 26-bit loop ranks first.  `scalar` (no vector code at all) is
+# last: the reference the others are checked against, never the default.
 _PORTABLE = (("portable", (), "poly1305x._portable", "portable"),
              ("portable26", (), "poly1305x._portable", "portable26"))
 BACKENDS = (
     ("avx512", ("avx512f", "avx512vl", "avx512ifma"), "poly1305x._x86_avx512", "avx512"),
     ("avx2", ("avx2",), "poly1305x._x86_avx2", "avx2"),
-) + (_PORTABLE if HAVE_INT128 else _PORTABLE[::-1])
+) + (_PORTABLE if HAVE_INT128 else _PORTABLE[::-1]) + (
+    ("scalar", (), "poly1305x._portable", "scalar"),
+)
 
 # Test-only: the AVX-512 kernels built against SIMDe (setup.py, POLY1305X_SIMDE=1).
 # Never chosen by default and not in backends(); selectable by name.
@@ -71,7 +74,14 @@ def cpu_features():
 
 def backends():
     """Names of the backends usable on this CPU and built into this install,
-    best first."""
+    best first.
+
+    ``avx512``: AVX-512 IFMA Poly1305, 16-block ChaCha20 (x86-64);
+    ``avx2``: 4-lane Poly1305, 8-block ChaCha20 (x86-64);
+    ``portable``: base-2^64 scalar Poly1305, ChaCha20 8/4 blocks per step on
+    the baseline vector unit (SSE2, NEON, VSX; what every other CPU gets);
+    ``portable26``: the same with 26-bit Poly1305 limbs; ``scalar``: no
+    vector code at all (the self-test's reference).  See docs/backends.md."""
     out = []
     for name, needs, modname, _ in BACKENDS:
         if all(f in _FEATURES for f in needs) and importlib.util.find_spec(modname):
@@ -190,8 +200,8 @@ cdef int _self_test(str name, const kernel_table* k) except -1:
         raise ImportError(f"poly1305x backend {name!r} failed its Poly1305 self-test")
     if _chacha_with(k, _CHACHA_KEY, _CHACHA_NONCE, 1, 1) != _CHACHA_BLOCK1:
         raise ImportError(f"poly1305x backend {name!r} failed its ChaCha20 self-test")
-    if name != "portable":
-        ref = kernels_named("portable")
+    if name != "scalar":
+        ref = kernels_named("scalar")
         long_msg = bytes((i * 7 + 3) & 0xff for i in range(4099))
         key = bytes(range(255, 223, -1))
         if _mac_with(k, key, long_msg) != _mac_with(ref, key, long_msg):

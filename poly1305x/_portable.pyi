@@ -1,5 +1,7 @@
 from typing import Any
 
 HAVE_INT128: bool
+HAVE_VEC: bool
+VEC_KIND: str
 
 def kernel_tables() -> dict[str, Any]: ...

@@ -21,6 +21,36 @@ cdef extern from "_wide.h" nogil:
     int P1305X_HAVE_INT128
     void p1305x_wipe(void* p, size_t n)
 
+cdef extern from "_vec4.h" nogil:
+    ctypedef struct p1305x_v4:
+        pass
+    ctypedef struct p1305x_s4:
+        pass
+    int P1305X_HAVE_VEC
+    const char* P1305X_VEC_KIND
+    p1305x_v4 p1305x_v4_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+    p1305x_v4 p1305x_v4_set1(uint32_t a)
+    p1305x_v4 p1305x_v4_add(p1305x_v4 a, p1305x_v4 b)
+    p1305x_v4 p1305x_v4_xor(p1305x_v4 a, p1305x_v4 b)
+    p1305x_v4 p1305x_v4_rotl16(p1305x_v4 a)
+    p1305x_v4 p1305x_v4_rotl12(p1305x_v4 a)
+    p1305x_v4 p1305x_v4_rotl8(p1305x_v4 a)
+    p1305x_v4 p1305x_v4_rotl7(p1305x_v4 a)
+    p1305x_v4 p1305x_v4_load(const uint8_t* p)
+    void p1305x_v4_store(uint8_t* p, p1305x_v4 a)
+    void p1305x_v4_transpose(p1305x_v4* a, p1305x_v4* b, p1305x_v4* c, p1305x_v4* d)
+    p1305x_s4 p1305x_s4_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+    p1305x_s4 p1305x_s4_set1(uint32_t a)
+    p1305x_s4 p1305x_s4_add(p1305x_s4 a, p1305x_s4 b)
+    p1305x_s4 p1305x_s4_xor(p1305x_s4 a, p1305x_s4 b)
+    p1305x_s4 p1305x_s4_rotl16(p1305x_s4 a)
+    p1305x_s4 p1305x_s4_rotl12(p1305x_s4 a)
+    p1305x_s4 p1305x_s4_rotl8(p1305x_s4 a)
+    p1305x_s4 p1305x_s4_rotl7(p1305x_s4 a)
+    p1305x_s4 p1305x_s4_load(const uint8_t* p)
+    void p1305x_s4_store(uint8_t* p, p1305x_s4 a)
+    void p1305x_s4_transpose(p1305x_s4* a, p1305x_s4* b, p1305x_s4* c, p1305x_s4* d)
+
 
 # ---------------------------------------------------------------------------
 # Poly1305, base 2^64 (64x64->128 products)
@@ -226,6 +256,7 @@ cdef inline void chacha20_rounds(uint32_t* x) noexcept nogil:
 
 cdef void chacha20_xor_portable(uint32_t* state16, const uint8_t* src,
                                 uint8_t* dst, size_t nblocks) noexcept nogil:
+    """One block at a time: single blocks, tails, and the vector kernels' tails."""
     cdef uint32_t x[16]
     cdef uint32_t ks
     cdef uint64_t ctr
@@ -246,6 +277,247 @@ cdef void chacha20_xor_portable(uint32_t* state16, const uint8_t* src,
         dst += 64
         nblocks -= 1
     wipe(x, sizeof(x))
+
+
+# ---------------------------------------------------------------------------
+# ChaCha20, 4 and 8 blocks per step (vertical layout)
+# Lane j of lanes-of-4 value x_i holds word i of block j, so the twenty rounds
+# need no shuffles; a 4x4 transpose per group of four words then turns the
+# columns back into blocks.  8-block steps run two such sets side by side.
+# lanes4 is either the 4-lane vector of _vec4.h (GCC/Clang generic vectors:
+# SSE2 / NEON / VSX from the baseline ISA; SSE2 intrinsics on MSVC x64) or
+# four scalar words (the code a compiler without vector extensions gets; the
+# `scalar` backend everywhere).  One source, two specialisations: Cython's
+# fused types pick the primitives.
+# ---------------------------------------------------------------------------
+ctypedef fused lanes4:
+    p1305x_v4
+    p1305x_s4
+
+
+cdef inline lanes4 l4_set(lanes4 like, uint32_t a, uint32_t b, uint32_t c,
+                          uint32_t d) noexcept nogil:
+    if lanes4 is p1305x_v4:
+        return p1305x_v4_set(a, b, c, d)
+    else:
+        return p1305x_s4_set(a, b, c, d)
+
+
+cdef inline lanes4 l4_set1(lanes4 like, uint32_t a) noexcept nogil:
+    if lanes4 is p1305x_v4:
+        return p1305x_v4_set1(a)
+    else:
+        return p1305x_s4_set1(a)
+
+
+cdef inline lanes4 l4_add(lanes4 a, lanes4 b) noexcept nogil:
+    if lanes4 is p1305x_v4:
+        return p1305x_v4_add(a, b)
+    else:
+        return p1305x_s4_add(a, b)
+
+
+cdef inline lanes4 l4_xor(lanes4 a, lanes4 b) noexcept nogil:
+    if lanes4 is p1305x_v4:
+        return p1305x_v4_xor(a, b)
+    else:
+        return p1305x_s4_xor(a, b)
+
+
+cdef inline lanes4 l4_rotl(lanes4 a, int n) noexcept nogil:
+    """a <<< n, n one of 16, 12, 8, 7 (a constant after inlining)."""
+    if lanes4 is p1305x_v4:
+        if n == 16:
+            return p1305x_v4_rotl16(a)
+        if n == 12:
+            return p1305x_v4_rotl12(a)
+        if n == 8:
+            return p1305x_v4_rotl8(a)
+        return p1305x_v4_rotl7(a)
+    else:
+        if n == 16:
+            return p1305x_s4_rotl16(a)
+        if n == 12:
+            return p1305x_s4_rotl12(a)
+        if n == 8:
+            return p1305x_s4_rotl8(a)
+        return p1305x_s4_rotl7(a)
+
+
+cdef inline lanes4 l4_load(lanes4 like, const uint8_t* p) noexcept nogil:
+    if lanes4 is p1305x_v4:
+        return p1305x_v4_load(p)
+    else:
+        return p1305x_s4_load(p)
+
+
+cdef inline void l4_store(uint8_t* p, lanes4 a) noexcept nogil:
+    if lanes4 is p1305x_v4:
+        p1305x_v4_store(p, a)
+    else:
+        p1305x_s4_store(p, a)
+
+
+cdef inline void l4_transpose(lanes4* a, lanes4* b, lanes4* c, lanes4* d) noexcept nogil:
+    if lanes4 is p1305x_v4:
+        p1305x_v4_transpose(a, b, c, d)
+    else:
+        p1305x_s4_transpose(a, b, c, d)
+
+
+cdef inline void l4_quarter(lanes4* a, lanes4* b, lanes4* c, lanes4* d) noexcept nogil:
+    """The RFC 8439 quarter round on four blocks at once."""
+    a[0] = l4_add(a[0], b[0]); d[0] = l4_rotl(l4_xor(d[0], a[0]), 16)
+    c[0] = l4_add(c[0], d[0]); b[0] = l4_rotl(l4_xor(b[0], c[0]), 12)
+    a[0] = l4_add(a[0], b[0]); d[0] = l4_rotl(l4_xor(d[0], a[0]), 8)
+    c[0] = l4_add(c[0], d[0]); b[0] = l4_rotl(l4_xor(b[0], c[0]), 7)
+
+
+cdef inline void l4_out(lanes4 a, lanes4 b, lanes4 c, lanes4 d, const uint8_t* src,
+                        uint8_t* dst) noexcept nogil:
+    """Words w..w+3 of four blocks (one value per word) to the 16 bytes at
+    dst + 64 j for block j, XORed with src there unless src is NULL.  src may
+    equal dst: each 16 bytes are loaded before they are stored."""
+    l4_transpose(&a, &b, &c, &d)
+    if src != NULL:
+        a = l4_xor(a, l4_load(a, src))
+        b = l4_xor(b, l4_load(b, src + 64))
+        c = l4_xor(c, l4_load(c, src + 128))
+        d = l4_xor(d, l4_load(d, src + 192))
+    l4_store(dst, a)
+    l4_store(dst + 64, b)
+    l4_store(dst + 128, c)
+    l4_store(dst + 192, d)
+
+
+cdef inline const uint8_t* l4_src(const uint8_t* src, size_t off) noexcept nogil:
+    """src + off, or NULL for the bare key stream."""
+    if src == NULL:
+        return NULL
+    return src + off
+
+
+cdef inline void l4_rounds(lanes4* x, int nsets) noexcept nogil:
+    """Twenty rounds over nsets independent sets of 16 words (x[16 s + i]); the
+    half rounds of the sets alternate, so that the CPU always has independent
+    work while one chain waits (SSE2 has no rotate instruction: long chains)."""
+    cdef int _, j, k
+    for _ in range(10):
+        for k in range(0, 16 * nsets, 16):
+            for j in range(4):                      # columns
+                l4_quarter(&x[k + j], &x[k + 4 + j], &x[k + 8 + j], &x[k + 12 + j])
+        for k in range(0, 16 * nsets, 16):
+            for j in range(4):                      # diagonals
+                l4_quarter(&x[k + j], &x[k + 4 + (j + 1) % 4], &x[k + 8 + (j + 2) % 4],
+                           &x[k + 12 + (j + 3) % 4])
+
+
+cdef inline void chacha20_steps(const uint32_t* st, uint64_t ctr, const uint8_t* src,
+                                uint8_t* dst, size_t nsteps, lanes4 like,
+                                int nsets) noexcept nogil:
+    """nsteps x (4 nsets) blocks from the 64-bit block counter ctr.  Lane j of
+    set s is block ctr + 4 s + j, its carry into word 13 computed per lane, so
+    a step may straddle 2^32."""
+    cdef lanes4 x[32]
+    cdef lanes4 c12[2]
+    cdef lanes4 c13[2]
+    cdef uint64_t b0, b1, b2, b3
+    cdef int i, k
+    while nsteps:
+        for k in range(nsets):
+            b0 = ctr + 4 * k
+            b1 = b0 + 1
+            b2 = b0 + 2
+            b3 = b0 + 3
+            c12[k] = l4_set(like, <uint32_t>b0, <uint32_t>b1, <uint32_t>b2, <uint32_t>b3)
+            c13[k] = l4_set(like, <uint32_t>(b0 >> 32), <uint32_t>(b1 >> 32),
+                            <uint32_t>(b2 >> 32), <uint32_t>(b3 >> 32))
+            for i in range(16):
+                x[16 * k + i] = l4_set1(like, st[i])
+            x[16 * k + 12] = c12[k]
+            x[16 * k + 13] = c13[k]
+        l4_rounds(x, nsets)
+        for k in range(nsets):
+            # feed-forward, then out by groups of four words
+            for i in range(16):
+                if i == 12:
+                    x[16 * k + i] = l4_add(x[16 * k + i], c12[k])
+                elif i == 13:
+                    x[16 * k + i] = l4_add(x[16 * k + i], c13[k])
+                else:
+                    x[16 * k + i] = l4_add(x[16 * k + i], l4_set1(like, st[i]))
+            for i in range(0, 16, 4):
+                l4_out(x[16 * k + i], x[16 * k + i + 1], x[16 * k + i + 2],
+                       x[16 * k + i + 3], l4_src(src, 256 * k + 4 * i), dst + 256 * k + 4 * i)
+        ctr += 4 * nsets
+        if src != NULL:
+            src += 256 * nsets
+        dst += 256 * nsets
+        nsteps -= 1
+
+
+cdef void chacha20_steps4(const uint32_t* st, uint64_t ctr, const uint8_t* src,
+                          uint8_t* dst, size_t nsteps, lanes4 like) noexcept nogil:
+    """nsteps x 4 blocks."""
+    chacha20_steps(st, ctr, src, dst, nsteps, like, 1)
+
+
+cdef void chacha20_steps8(const uint32_t* st, uint64_t ctr, const uint8_t* src,
+                          uint8_t* dst, size_t nsteps, lanes4 like) noexcept nogil:
+    """nsteps x 8 blocks (two sets of four, for more independent work)."""
+    chacha20_steps(st, ctr, src, dst, nsteps, like, 2)
+
+
+cdef void chacha20_xor_lanes(uint32_t* state16, const uint8_t* src, uint8_t* dst,
+                             size_t nblocks, lanes4 like) noexcept nogil:
+    """The kernel_table entry behind both specialisations: 8-block steps, one
+    4-block step, then a last single block one at a time, or 2-3 blocks as
+    one more step into a stack buffer (cheaper than two or three single
+    blocks)."""
+    cdef uint8_t buf[256]
+    cdef uint64_t ctr = <uint64_t>state16[12] | (<uint64_t>state16[13] << 32)
+    cdef size_t n, i
+    n = nblocks >> 3
+    if n:
+        chacha20_steps8(state16, ctr, src, dst, n, like)
+        ctr += n << 3
+        src = l4_src(src, n << 9)
+        dst += n << 9
+        nblocks &= 7
+    n = nblocks >> 2
+    if n:
+        chacha20_steps4(state16, ctr, src, dst, n, like)
+        ctr += n << 2
+        src = l4_src(src, n << 8)
+        dst += n << 8
+        nblocks &= 3
+    if nblocks >= 2:
+        chacha20_steps4(state16, ctr, NULL, buf, 1, like)
+        ctr += nblocks
+        if src != NULL:
+            for i in range(nblocks << 6):
+                dst[i] = src[i] ^ buf[i]
+        else:
+            memcpy(dst, buf, nblocks << 6)
+        wipe(buf, sizeof(buf))
+        nblocks = 0
+    state16[12] = <uint32_t>ctr
+    state16[13] = <uint32_t>(ctr >> 32)
+    if nblocks:
+        chacha20_xor_portable(state16, src, dst, 1)
+
+
+cdef void chacha20_xor_vec4(uint32_t* state16, const uint8_t* src, uint8_t* dst,
+                            size_t nblocks) noexcept nogil:
+    """The portable backends' ChaCha20: compiler vectors (or, without vector
+    extensions, the scalar lanes)."""
+    chacha20_xor_lanes(state16, src, dst, nblocks, p1305x_v4_set1(0))
+
+
+cdef void chacha20_xor_scalar4(uint32_t* state16, const uint8_t* src, uint8_t* dst,
+                               size_t nblocks) noexcept nogil:
+    """The `scalar` backend's ChaCha20: four blocks in scalar lanes."""
+    chacha20_xor_lanes(state16, src, dst, nblocks, p1305x_s4_set1(0))
 
 
 cdef void chacha20_init_state(uint32_t* state16, const uint8_t* key32,
@@ -287,18 +559,31 @@ cdef void hchacha20(const uint8_t* key32, const uint8_t* nonce16,
 # ---------------------------------------------------------------------------
 # Backend tables
 # ---------------------------------------------------------------------------
+# portable: what a CPU without our x86 SIMD modules gets.  portable26: the same
+# with the 26-bit Poly1305 (compilers without a 64x64->128 multiply).  scalar:
+# no vector code at all (ChaCha20 in scalar lanes, as MSVC builds it).
 cdef kernel_table TABLE_PORTABLE
 TABLE_PORTABLE.name = b"portable"
 TABLE_PORTABLE.poly1305_blocks = poly1305_blocks_portable
-TABLE_PORTABLE.chacha20_xor = chacha20_xor_portable
+TABLE_PORTABLE.chacha20_xor = chacha20_xor_vec4
 
 cdef kernel_table TABLE_PORTABLE26
 TABLE_PORTABLE26.name = b"portable26"
 TABLE_PORTABLE26.poly1305_blocks = poly1305_blocks_portable26
-TABLE_PORTABLE26.chacha20_xor = chacha20_xor_portable
+TABLE_PORTABLE26.chacha20_xor = chacha20_xor_vec4
+
+cdef kernel_table TABLE_SCALAR
+TABLE_SCALAR.name = b"scalar"
+TABLE_SCALAR.poly1305_blocks = poly1305_blocks_portable
+TABLE_SCALAR.chacha20_xor = chacha20_xor_scalar4
 
 #: True when the base-2^64 loop has a native 64x64->128 multiply.
 HAVE_INT128 = bool(P1305X_HAVE_INT128)
+#: True when ChaCha20 of the portable backends runs on vector registers.
+HAVE_VEC = bool(P1305X_HAVE_VEC)
+#: How: "gnu-vector" (GCC/Clang generic vectors), "sse2-intrinsics" (MSVC x64)
+#: or "scalar-lanes" (no vector code).
+VEC_KIND = P1305X_VEC_KIND.decode()
 
 
 def kernel_tables():
@@ -306,4 +591,5 @@ def kernel_tables():
     return {
         "portable": PyCapsule_New(<void*>&TABLE_PORTABLE, P1305X_KERNEL_CAPSULE, NULL),
         "portable26": PyCapsule_New(<void*>&TABLE_PORTABLE26, P1305X_KERNEL_CAPSULE, NULL),
+        "scalar": PyCapsule_New(<void*>&TABLE_SCALAR, P1305X_KERNEL_CAPSULE, NULL),
     }
