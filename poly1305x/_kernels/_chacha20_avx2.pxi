@@ -3,7 +3,7 @@
 # rotations by 16 and 8 are byte shuffles (vpshufb), by 12 and 7 a shift pair
 # and an OR.  Whole batches of 8 blocks use the vertical kernel, the rest the
 # tail of _chacha20_ymm.pxi.
-from poly1305x._portable cimport wipe
+from poly1305x._kernels._common cimport wipe
 
 
 cdef inline __m256i _chacha8_rotl16(__m256i v) noexcept nogil:

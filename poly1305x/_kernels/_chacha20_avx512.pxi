@@ -14,7 +14,7 @@
 # (high): lane j of a batch gets ctr + j with the carry out of word 12 into
 # word 13 computed per lane.  As in the ymm kernels, the helpers take pointers
 # to the kernel's locals.
-from poly1305x._portable cimport wipe
+from poly1305x._kernels._common cimport wipe
 
 
 cdef inline __m256i _chacha8_rotl16(__m256i v) noexcept nogil:
