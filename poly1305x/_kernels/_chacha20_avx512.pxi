@@ -1,7 +1,7 @@
 # ChaCha20 AVX-512 kernels (included by _x86_avx512.pyx, and by the SIMDe test
 # build _x86_avx512_emu.pyx).
 #
-# Vertical layout: zmm register x[i] holds word i of 16 consecutive blocks,
+# Vertical layout: zmm register x(i) holds word i of 16 consecutive blocks,
 # one block per 32-bit lane; rotations are single vprold (_mm512_rol_epi32).
 # The blocks leave the registers through a 4x4 32-bit transpose inside each
 # 128-bit lane (unpack epi32/epi64) and a 4x4 transpose of the 128-bit lanes
