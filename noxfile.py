@@ -174,7 +174,7 @@ def noint128(session):
     """POLY1305X_NO_INT128=1, as a compiler without unsigned __int128 builds
     it: the 26-bit kernel ranks first among the portable ones."""
     _install(session, POLY1305X_NO_INT128="1")
-    session.run("python", "-c", "import poly1305x, sys; from poly1305x import _portable; "
+    session.run("python", "-c", "import poly1305x, sys; from poly1305x._kernels import _portable; "
                 "b = poly1305x.backends(); print('backends:', b, 'HAVE_INT128:', _portable.HAVE_INT128); "
                 "p = [n for n in b if n.startswith('portable')]; "
                 "sys.exit(p != ['portable26', 'portable'] or _portable.HAVE_INT128)")
@@ -189,7 +189,7 @@ def portablevec(session, switch, kind):
     build it: scalar lanes (POLY1305X_NO_VEC=1), or SSE2 intrinsics as MSVC on
     x64 (POLY1305X_VEC_SSE2=1); the ChaCha20 and AEAD tests pass."""
     _install(session, **{switch: "1"})
-    session.run("python", "-c", "import sys; from poly1305x import _portable as p; "
+    session.run("python", "-c", "import sys; from poly1305x._kernels import _portable as p; "
                 f"print('VEC_KIND:', p.VEC_KIND); sys.exit(p.VEC_KIND != {kind!r})")
     _pytest(session, args=[os.path.join(TESTS, t) for t in (
         "test_chacha20.py", "test_chacha20_kernels.py", "test_chacha20_multiblock.py",
@@ -211,7 +211,7 @@ for need in ("poly1305x/py.typed", "poly1305x/_engine.pyi", "poly1305x/_dispatch
 
 # Which instructions each extension module of the wheel contains (objdump):
 # the modules imported unconditionally must be baseline x86-64 (no VEX/EVEX
-# instruction at all), _x86_avx2 no AVX-512 (no zmm, opmask or xmm16-31).
+# instruction at all), _kernels/_x86_avx2 no AVX-512 (no zmm, opmask or xmm16-31).
 WHEEL_ISA = r'''
 import os, re, subprocess, sys, tempfile, zipfile
 tmp = tempfile.mkdtemp()
@@ -219,14 +219,16 @@ zipfile.ZipFile(sys.argv[1]).extractall(tmp)
 vex = re.compile(r"^\s+[0-9a-f]+:\s+v[a-z0-9]+\s", re.M)
 evex = re.compile(r"%zmm|%k[0-7]\b|%[xy]mm(1[6-9]|2\d|3[01])\b")
 bad = []
-for name in sorted(os.listdir(os.path.join(tmp, "poly1305x"))):
+pkg = os.path.join(tmp, "poly1305x")
+for name in sorted(os.path.relpath(os.path.join(d, f), pkg)
+                   for d, _, files in os.walk(pkg) for f in files):
     if not name.endswith(".so"):
         continue
-    asm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", os.path.join(tmp, "poly1305x", name)],
+    asm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", os.path.join(pkg, name)],
                          capture_output=True, text=True, check=True).stdout
     n_vex, n_evex = len(vex.findall(asm)), len(evex.findall(asm))
     print(f"{name:50} VEX/EVEX instructions: {n_vex:5}   AVX-512 operands: {n_evex:5}")
-    mod = name.split(".")[0]
+    mod = os.path.basename(name).split(".")[0]
     if mod == "_x86_avx512":
         continue
     if (mod == "_x86_avx2" and n_evex) or (mod != "_x86_avx2" and (n_vex or n_evex)):
@@ -302,7 +304,7 @@ def oldcpu(session):
     py = os.path.join(session.virtualenv.location, "bin", "python")
     probe = ("import sys, poly1305x; "
              "print('cpu:', sorted(poly1305x.cpu_features()), 'backends:', poly1305x.backends()); "
-             "simd = sorted(m for m in sys.modules if m.startswith('poly1305x._x86')); "
+             "simd = sorted(m for m in sys.modules if m.startswith('poly1305x._kernels._x86')); "
              "assert poly1305x.backends() == ['portable', 'portable26', 'scalar'], "
              "poly1305x.backends(); "
              "assert not simd, simd")

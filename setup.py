@@ -2,8 +2,9 @@
 
 One extension per instruction set, each with its own flags: the portable,
 dispatch and engine modules get no ISA flag (they must import on any CPU);
-_x86_avx2 and _x86_avx512 are built only on x86-64 with a compiler that can
-compile their intrinsics, and are imported only after the run-time CPU check.
+_kernels._x86_avx2 and _kernels._x86_avx512 are built only on x86-64 with a
+compiler that can compile their intrinsics, and are imported only after the
+run-time CPU check.
 
 Environment switches (for testing portable builds on this machine):
   POLY1305X_NO_SIMD=1     build no SIMD extension (as on a compiler without them)
@@ -12,9 +13,10 @@ Environment switches (for testing portable builds on this machine):
                           extensions (scalar lanes), as a compiler without them
   POLY1305X_VEC_SSE2=1    build it on SSE2 intrinsics, as MSVC on x64 does
   POLY1305X_CFLAGS="..."  extra compiler flags for every extension (sanitizers)
-  POLY1305X_SIMDE=1       also build _x86_avx512_emu: the AVX-512 kernels compiled
-                          against SIMDe (Debian: libsimde-dev), a test-only backend
-                          that checks them on CPUs without AVX-512
+  POLY1305X_SIMDE=1       also build _kernels._x86_avx512_emu: the AVX-512
+                          kernels compiled against SIMDe (Debian: libsimde-dev),
+                          a test-only backend that checks them on CPUs without
+                          AVX-512
 """
 import os
 import platform
@@ -28,28 +30,29 @@ from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PKG = os.path.join(HERE, "poly1305x")
+KERNELS = os.path.join(PKG, "_kernels")
 
 SIMD = {
-    "poly1305x._x86_avx2": ["-mavx2"],
-    "poly1305x._x86_avx512": ["-mavx2", "-mavx512f", "-mavx512vl", "-mavx512ifma"],
-    "poly1305x._x86_avx512_emu": ["-mavx2", "-DPOLY1305X_SIMDE"],
+    "poly1305x._kernels._x86_avx2": ["-mavx2"],
+    "poly1305x._kernels._x86_avx512": ["-mavx2", "-mavx512f", "-mavx512vl", "-mavx512ifma"],
+    "poly1305x._kernels._x86_avx512_emu": ["-mavx2", "-DPOLY1305X_SIMDE"],
 }
 
 # MSVC has no per-extension ISA switches finer than /arch.
 MSVC_SIMD = {
-    "poly1305x._x86_avx2": ["/arch:AVX2"],
-    "poly1305x._x86_avx512": ["/arch:AVX512"],
-    "poly1305x._x86_avx512_emu": ["/arch:AVX2", "/DPOLY1305X_SIMDE"],
+    "poly1305x._kernels._x86_avx2": ["/arch:AVX2"],
+    "poly1305x._kernels._x86_avx512": ["/arch:AVX512"],
+    "poly1305x._kernels._x86_avx512_emu": ["/arch:AVX2", "/DPOLY1305X_SIMDE"],
 }
 
 # A probe per ISA: compiles only if the compiler knows the intrinsics.
 PROBES = {
-    "poly1305x._x86_avx2": "#include <immintrin.h>\nint main(void){__m256i a=_mm256_set1_epi32(1);"
+    "poly1305x._kernels._x86_avx2": "#include <immintrin.h>\nint main(void){__m256i a=_mm256_set1_epi32(1);"
                            "a=_mm256_mul_epu32(a,a);return _mm256_extract_epi32(a,0)-1;}\n",
-    "poly1305x._x86_avx512_emu": "#define SIMDE_ENABLE_NATIVE_ALIASES\n#include <simde/x86/avx512.h>\n"
+    "poly1305x._kernels._x86_avx512_emu": "#define SIMDE_ENABLE_NATIVE_ALIASES\n#include <simde/x86/avx512.h>\n"
                                  "int main(void){__m512i a=_mm512_set1_epi64(1);a=_mm512_rol_epi32(a,7);"
                                  "return 0;}\n",
-    "poly1305x._x86_avx512": "#include <immintrin.h>\nint main(void){__m512i a=_mm512_set1_epi64(1);"
+    "poly1305x._kernels._x86_avx512": "#include <immintrin.h>\nint main(void){__m512i a=_mm512_set1_epi64(1);"
                              "a=_mm512_madd52lo_epu64(a,a,a);a=_mm512_rol_epi32(a,7);"
                              "return (int)_mm_cvtsi128_si32(_mm512_castsi512_si128(a))&0;}\n",
 }
@@ -124,17 +127,19 @@ def _extensions():
 
     macros = [(m, "1") for m in ("POLY1305X_NO_INT128", "POLY1305X_NO_VEC", "POLY1305X_VEC_SSE2")
               if _flag(m)]
-    names = ["_portable", "_dispatch", "_engine", "_ssh"]
+    names = ["_kernels._portable", "_dispatch", "_engine", "_ssh"]
     if _is_x86_64() and not _flag("POLY1305X_NO_SIMD"):
-        names += ["_x86_avx2", "_x86_avx512"]
+        names += ["_kernels._x86_avx2", "_kernels._x86_avx512"]
         if _flag("POLY1305X_SIMDE"):
-            names.append("_x86_avx512_emu")
-    names = [n for n in names if os.path.exists(os.path.join(PKG, n + ".pyx"))]
-    # Development aid: POLY1305X_ONLY=_x86_avx2,_portable rebuilds just those.
+            names.append("_kernels._x86_avx512_emu")
+    paths = {n: "poly1305x/" + n.replace(".", "/") + ".pyx" for n in names}
+    names = [n for n in names if os.path.exists(os.path.join(HERE, paths[n]))]
+    # Development aid: POLY1305X_ONLY=_x86_avx2,_portable rebuilds just those
+    # (the last part of the module name).
     only = [n.strip() for n in os.environ.get("POLY1305X_ONLY", "").split(",") if n.strip()]
     if only:
-        names = [n for n in names if n in only]
-    exts = [Extension(f"poly1305x.{n}", [f"poly1305x/{n}.pyx"], include_dirs=[PKG],
+        names = [n for n in names if n.rsplit(".", 1)[-1] in only]
+    exts = [Extension(f"poly1305x.{n}", [paths[n]], include_dirs=[PKG, KERNELS],
                       define_macros=macros) for n in names]
     return cythonize(
         exts,

@@ -174,7 +174,7 @@ passed=$((passed + $(grep -c '^PASS' "$work/selftest.out" || true)))
 failed=$((failed + $(grep -c '^FAIL' "$work/selftest.out" || true)))
 grep -q '^PASS' "$work/selftest.out" || failed=$((failed + 1))
 # What the wheel is: the portable modules, ChaCha20 on NEON (generic vectors).
-if "$VENV/bin/python" -c "import poly1305x, poly1305x._portable as p
+if "$VENV/bin/python" -c "import poly1305x, poly1305x._kernels._portable as p
 assert p.VEC_KIND == 'gnu-vector', p.VEC_KIND
 assert poly1305x.backends() == ['portable', 'portable26', 'scalar'], poly1305x.backends()
 print('aarch64 build:', p.VEC_KIND, poly1305x.backends())" >>"$LOG" 2>&1; then

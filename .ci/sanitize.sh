@@ -109,7 +109,7 @@ export POLY1305X_SANITIZED=1  # tests may shorten their budgets
 cd "$WORK"
 "$PY" - <<'EOF'
 import os, sys
-import poly1305x, poly1305x._engine as e, poly1305x._portable as p
+import poly1305x, poly1305x._engine as e, poly1305x._kernels._portable as p
 here = os.getcwd()
 for m in (poly1305x, e, p):
     assert os.path.realpath(m.__file__).startswith(os.path.realpath(here)), \

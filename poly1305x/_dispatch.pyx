@@ -14,11 +14,11 @@ from libc.stdint cimport uint8_t, uint32_t
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.string cimport memcpy, memset
 
-from poly1305x._kernel cimport P1305X_KERNEL_CAPSULE, kernel_table, poly1305_state
-from poly1305x._portable cimport (
+from poly1305x._kernels._common cimport (
     chacha20_init_state, poly1305_finish, poly1305_init,
 )
-from poly1305x._portable import HAVE_INT128
+from poly1305x._kernels._kernel cimport P1305X_KERNEL_CAPSULE, kernel_table, poly1305_state
+from poly1305x._kernels._portable import HAVE_INT128
 
 cdef extern from "_cpu.h":
     int p1305x_cpu_features()
@@ -46,19 +46,19 @@ _FEATURES = _probe()
 # it, the name of its table there.  Where the compiler has no 64x64->128
 # multiply, the 26-bit loop ranks first.  `scalar` (no vector code at all) is
 # last: the reference the others are checked against, never the default.
-_PORTABLE = (("portable", (), "poly1305x._portable", "portable"),
-             ("portable26", (), "poly1305x._portable", "portable26"))
+_PORTABLE = (("portable", (), "poly1305x._kernels._portable", "portable"),
+             ("portable26", (), "poly1305x._kernels._portable", "portable26"))
 BACKENDS = (
-    ("avx512", ("avx512f", "avx512vl", "avx512ifma"), "poly1305x._x86_avx512", "avx512"),
-    ("avx2", ("avx2",), "poly1305x._x86_avx2", "avx2"),
+    ("avx512", ("avx512f", "avx512vl", "avx512ifma"), "poly1305x._kernels._x86_avx512", "avx512"),
+    ("avx2", ("avx2",), "poly1305x._kernels._x86_avx2", "avx2"),
 ) + (_PORTABLE if HAVE_INT128 else _PORTABLE[::-1]) + (
-    ("scalar", (), "poly1305x._portable", "scalar"),
+    ("scalar", (), "poly1305x._kernels._portable", "scalar"),
 )
 
 # Test-only: the AVX-512 kernels built against SIMDe (setup.py, POLY1305X_SIMDE=1).
 # Never chosen by default and not in backends(); selectable by name.
 EMULATED = (
-    ("avx512-emu", ("avx2",), "poly1305x._x86_avx512_emu", "avx512"),
+    ("avx512-emu", ("avx2",), "poly1305x._kernels._x86_avx512_emu", "avx512"),
 )
 
 cdef const kernel_table* _active = NULL

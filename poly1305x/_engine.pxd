@@ -4,7 +4,7 @@ packet cipher): buffers, the Poly1305 stream state, the ChaCha20 key stream
 and the one-shot AEAD.  Everything runs on the kernel table it was given."""
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
-from poly1305x._kernel cimport kernel_table, poly1305_state
+from poly1305x._kernels._kernel cimport kernel_table, poly1305_state
 
 
 cdef struct buf_t:

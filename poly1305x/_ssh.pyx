@@ -27,8 +27,8 @@ from poly1305x._engine cimport (
     buf_t, get_buf, mac_final, mac_init, mac_t, mac_update, mac_wipe, put_buf, stream_init,
     stream_seek, stream_t, stream_xor,
 )
-from poly1305x._kernel cimport kernel_table
-from poly1305x._portable cimport tags_equal, wipe
+from poly1305x._kernels._common cimport tags_equal, wipe
+from poly1305x._kernels._kernel cimport kernel_table
 from poly1305x._util cimport load32_le
 
 from poly1305x._errors import InvalidTag

@@ -31,5 +31,12 @@ def backend(request):
         poly1305x.set_backend(before)
 
 
+@pytest.fixture
+def kernel(backend):
+    """The `backend` fixture under another name, for test modules where
+    `backend` already means something else (a peer library's argument)."""
+    return backend
+
+
 def is_emulated(name):
     return name in _dispatch.emulated_backends()

@@ -13,15 +13,12 @@ from hypothesis import strategies as st
 import poly1305x
 from poly1305x import ChaCha20_Poly1305, InvalidTag
 from poly1305x.aead import ChaCha20Poly1305, XChaCha20Poly1305
+from _helpers import chunks, flipped, h, run_threads
 from reference import chacha20_poly1305_seal as ref_seal
 from Crypto.Cipher import ChaCha20_Poly1305 as PyCryptodomeAEAD
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305 as CryptoAEAD
 
 VECTORS = os.path.join(os.path.dirname(__file__), "vectors")
-
-
-def h(s):
-    return bytes.fromhex(s.replace(" ", ""))
 
 
 def wycheproof(name):
@@ -87,40 +84,32 @@ SUNSCREEN = (b"Ladies and Gentlemen of the class of '99: If I could offer you on
              b"the future, sunscreen would be it.")
 
 
-def test_rfc8439_2_8_2(backend):
-    key = h("808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f")
-    nonce = h("070000004041424344454647")
-    aad = h("50515253c0c1c2c3c4c5c6c7")
-    ct = h("d31a8d34648e60db7b86afbc53ef7ec2a4aded51296e08fea9e2b5a736ee62d63dbea45e8ca967"
-           "1282fafb69da92728b1a71de0a9e060b2905d6a5b67ecd3b3692ddbd7f2d778b8c9803aee3280"
-           "91b58fab324e4fad675945585808b4831d7bc3ff4def08e4b7a9de576d26586cec64b6116")
-    tag = h("1ae10b594f09e26a7e902ecbd0600691")
-    assert ref_seal(key, nonce, aad, SUNSCREEN) == (ct, tag)
-    assert ChaCha20Poly1305(key).encrypt(nonce, SUNSCREEN, aad) == ct + tag
+# RFC 8439 section 2.8.2 and draft-irtf-cfrg-xchacha-03 appendix A.3.1 seal the
+# same text under the same key and aad: (cryptography face, nonce, ct, tag).
+SUNSCREEN_VECTORS = [
+    pytest.param(ChaCha20Poly1305, "070000004041424344454647",
+                 "d31a8d34648e60db7b86afbc53ef7ec2a4aded51296e08fea9e2b5a736ee62d63dbea45e8ca967"
+                 "1282fafb69da92728b1a71de0a9e060b2905d6a5b67ecd3b3692ddbd7f2d778b8c9803aee3280"
+                 "91b58fab324e4fad675945585808b4831d7bc3ff4def08e4b7a9de576d26586cec64b6116",
+                 "1ae10b594f09e26a7e902ecbd0600691", id="rfc8439-2.8.2"),
+    pytest.param(XChaCha20Poly1305, "404142434445464748494a4b4c4d4e4f5051525354555657",
+                 "bd6d179d3e83d43b9576579493c0e939572a1700252bfaccbed2902c21396cbb731c7f1b0b4aa6"
+                 "440bf3a82f4eda7e39ae64c6708c54c216cb96b72e1213b4522f8c9ba40db5d945b11b69b982c"
+                 "1bb9e3f3fac2bc369488f76b2383565d3fff921f9664c97637da9768812f615c68b13b52e",
+                 "c0875924c1c7987947deafd8780acf49", id="xchacha-draft-A.3.1"),
+]
 
 
-def test_xchacha_draft_vector(backend):
-    """draft-irtf-cfrg-xchacha-03 appendix A.3.1."""
+@pytest.mark.parametrize("cls, nonce, ct, tag", SUNSCREEN_VECTORS)
+def test_sunscreen_vectors(backend, cls, nonce, ct, tag):
     key = h("808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f")
-    nonce = h("404142434445464748494a4b4c4d4e4f5051525354555657")
     aad = h("50515253c0c1c2c3c4c5c6c7")
-    ct = h("bd6d179d3e83d43b9576579493c0e939572a1700252bfaccbed2902c21396cbb731c7f1b0b4aa6"
-           "440bf3a82f4eda7e39ae64c6708c54c216cb96b72e1213b4522f8c9ba40db5d945b11b69b982c"
-           "1bb9e3f3fac2bc369488f76b2383565d3fff921f9664c97637da9768812f615c68b13b52e")
-    tag = h("c0875924c1c7987947deafd8780acf49")
+    nonce, ct, tag = h(nonce), h(ct), h(tag)
     assert ref_seal(key, nonce, aad, SUNSCREEN) == (ct, tag)
-    assert XChaCha20Poly1305(key).encrypt(nonce, SUNSCREEN, aad) == ct + tag
+    assert cls(key).encrypt(nonce, SUNSCREEN, aad) == ct + tag
     c = ChaCha20_Poly1305.new(key=key, nonce=nonce)
     c.update(aad)
     assert c.encrypt_and_digest(SUNSCREEN) == (ct, tag)
-
-
-def _split(rng, data, maxlen=3000):
-    i = 0
-    while i < len(data):
-        n = rng.randint(0, maxlen)
-        yield data[i:i + n]
-        i += n
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -136,13 +125,13 @@ def test_random_vs_cryptography_and_pycryptodome(backend, seed):
         assert ChaCha20Poly1305(key).decrypt(nonce, expected, aad) == pt
         # pycryptodome face, with aad and data split at random
         c = ChaCha20_Poly1305.new(key=key, nonce=nonce)
-        for piece in _split(rng, aad, 50):
+        for piece in chunks(aad, rng, 50):
             c.update(piece)
-        ct = b"".join(c.encrypt(p) for p in _split(rng, pt))
+        ct = b"".join(c.encrypt(p) for p in chunks(pt, rng))
         assert ct + c.digest() == expected
         d = ChaCha20_Poly1305.new(key=key, nonce=nonce)
         d.update(aad)
-        out = b"".join(d.decrypt(p) for p in _split(rng, expected[:-16]))
+        out = b"".join(d.decrypt(p) for p in chunks(expected[:-16], rng))
         d.verify(expected[-16:])
         assert out == pt
         p = PyCryptodomeAEAD.new(key=key, nonce=nonce)
@@ -198,10 +187,8 @@ def test_tamper_every_byte(backend):
     sealed = ChaCha20Poly1305(key).encrypt(nonce, pt, aad)
     aead = ChaCha20Poly1305(key)
     for i in range(len(sealed)):
-        bad = bytearray(sealed)
-        bad[i] ^= 0x01
         with pytest.raises(InvalidTag):
-            aead.decrypt(nonce, bytes(bad), aad)
+            aead.decrypt(nonce, flipped(sealed, i), aad)
     for i in range(len(aad)):
         bad_aad = bytearray(aad)
         bad_aad[i] ^= 0x80
@@ -334,7 +321,6 @@ def test_invalid_tag_is_cryptographys_too():
 
 
 def test_shared_object_across_threads(backend):
-    import threading
     aead = ChaCha20Poly1305(bytes(range(32)))
     ref = CryptoAEAD(bytes(range(32)))
     errors = []
@@ -346,9 +332,5 @@ def test_shared_object_across_threads(backend):
             if aead.encrypt(nonce, pt, b"x") != ref.encrypt(nonce, pt, b"x"):
                 errors.append(seed)
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(work, 4)
     assert errors == []

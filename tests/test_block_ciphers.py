@@ -33,12 +33,6 @@ CRYPTOGRAPHY_128 = [algorithms.AES, algorithms.AES128, decrepit.Camellia, algori
                     decrepit.SEED]
 
 
-@pytest.fixture
-def kernel(backend):
-    """The backend under test (conftest's `backend` fixture, under this file's name)."""
-    return backend
-
-
 # -- the reference ---------------------------------------------------------------
 
 def ecb(cls, key, block):

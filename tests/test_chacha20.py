@@ -9,14 +9,11 @@ from hypothesis import strategies as st
 
 import poly1305x
 from poly1305x import ChaCha20
+from _helpers import h
 from reference import chacha20_block, chacha20_xor as ref_xor, hchacha20 as ref_hchacha20
 from Crypto.Cipher import ChaCha20 as PyCryptodomeChaCha20
 import Crypto
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
-
-
-def h(s):
-    return bytes.fromhex(s.replace(" ", ""))
 
 
 SUNSCREEN = (b"Ladies and Gentlemen of the class of '99: If I could offer you only one tip for "

@@ -1,6 +1,8 @@
 """Backend registry and run-time dispatch: POLY1305X_BACKEND, unknown and
 unsupported names, and that no SIMD module is imported before the CPU check."""
 import os
+import pathlib
+import re
 import subprocess
 import sys
 
@@ -53,11 +55,11 @@ def test_unsupported_backend_refused_without_importing_it():
         "for name in ('avx2', 'avx512'):\n"
         "    try:\n"
         "        _dispatch._tables.pop(name, None)\n"
-        "        sys.modules.pop('poly1305x._x86_' + name, None)\n"
+        "        sys.modules.pop('poly1305x._kernels._x86_' + name, None)\n"
         "        poly1305x.set_backend(name)\n"
         "    except ImportError as e:\n"
         "        print('refused', name, 'needs CPU features' in str(e))\n"
-        "    print('imported', name, 'poly1305x._x86_' + name in sys.modules)\n"
+        "    print('imported', name, 'poly1305x._kernels._x86_' + name in sys.modules)\n"
         "print(poly1305x.backends())\n"
     )
     r = run_py(code, POLY1305X_BACKEND="portable")
@@ -96,3 +98,15 @@ def test_kernel_hooks_validate_lengths():
         _dispatch.kernel_poly1305("portable", bytes(31), b"")
     with pytest.raises(ValueError):
         _dispatch.kernel_chacha20("portable", bytes(32), bytes(8), 1, 0)
+
+
+def test_engine_uses_no_kernel_module():
+    """The layers above the kernels (engine, SSH framing, dispatcher's state
+    type) reach them only through the table (_kernels/_kernel.pxd) and the
+    inline helpers (_kernels/_common.pxd), never by cimporting a kernel module."""
+    pkg = pathlib.Path(poly1305x.__file__).parent
+    for name in ("_engine.pyx", "_engine.pxd", "_ssh.pyx", "_dispatch.pxd"):
+        src = (pkg / name).read_text(encoding="utf-8")
+        used = set(re.findall(r"from poly1305x\._kernels\.(\w+) cimport", src))
+        assert used <= {"_kernel", "_common"}, (name, used)
+        assert not re.search(r"poly1305x\._(kernels\._)?(portable|x86_\w+)\b", src), name

@@ -16,12 +16,6 @@ KEY = bytes(range(32))
 BASE = bytes(range(100, 112))
 
 
-@pytest.fixture
-def kernel(backend):
-    """The backend under test (conftest's `backend` fixture, under this file's name)."""
-    return backend
-
-
 def _seq(vector, enc):
     return int(enc["nonce"], 16) ^ int(vector["base_nonce"], 16)
 

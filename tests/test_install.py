@@ -18,6 +18,7 @@ import pytest
 
 import poly1305x
 from poly1305x import _engine, _install
+from _helpers import run_threads
 
 import Crypto  # noqa: E402
 from Crypto.Cipher import AES, DES3  # noqa: E402
@@ -194,11 +195,7 @@ def test_thread_safety(clean):
         except BaseException as exc:
             errors.append(exc)
 
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(worker, 8)
     assert not errors, errors
     poly1305x.install()
     assert sys.modules["Crypto.Cipher.ChaCha20"] is poly1305x.ChaCha20

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 import poly1305x
 from poly1305x import ChaCha20, InvalidSignature, Poly1305
 from poly1305x.mac import Poly1305 as MacPoly1305
+from _helpers import chunks, h
 from reference import poly1305 as ref_poly1305
 
 from cryptography.hazmat.primitives.poly1305 import Poly1305 as crypto_poly  # noqa: E402
@@ -24,10 +25,6 @@ IETF_TEXT = (
     b"place, which are addressed to")
 JABBERWOCKY = (b"'Twas brillig, and the slithy toves\nDid gyre and gimble in the wabe:\n"
                b"All mimsy were the borogoves,\nAnd the mome raths outgrabe.")
-
-
-def h(s):
-    return bytes.fromhex(s.replace(" ", ""))
 
 
 def r_s(r, s=""):
@@ -78,14 +75,6 @@ def test_objects_record_their_backend(backend):
     assert Poly1305.Poly1305_MAC(bytes(16), bytes(16), None).backend == backend
 
 
-def _chunks(data, rng, maxlen):
-    i = 0
-    while i < len(data):
-        n = rng.randint(0, maxlen)
-        yield data[i:i + n]
-        i += n
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_random_chunking_vs_peers(backend, seed):
     rng = random.Random(seed)
@@ -97,7 +86,7 @@ def test_random_chunking_vs_peers(backend, seed):
         expected = crypto_poly.generate_tag(key, msg)
         assert MacPoly1305.generate_tag(key, msg) == expected
         mac = MacPoly1305(key)
-        for piece in _chunks(msg, rng, 3000):
+        for piece in chunks(msg, rng, 3000):
             mac.update(piece)
         assert mac.finalize() == expected
         # pycryptodome's one-time-key object agrees too

@@ -2,7 +2,7 @@
 
 A report counts when its stack passes through poly1305x's compiled code.
 Each one is located in the .pyx source (Cython's C carries
-``/* "poly1305x/x.pyx":N`` markers) and is accepted only where the code
+``/* "poly1305x/x.pyx":N`` markers, ``.pxd`` for the inline helpers) and is accepted only where the code
 branches on the *result* of a tag comparison (the ``ok`` flag, ``_equal``),
 which is public by design; anything else -- a kernel, tags_equal, the MAC or
 stream code -- is a secret-dependent branch or index: failure.  The positive
@@ -18,7 +18,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 ALLOWED = re.compile(r"\bok\b|self\._equal\(|return tags_equal\(")
-MARKER = re.compile(r'^\s*/\* "([^"]+\.pyx)":(\d+)')
+MARKER = re.compile(r'^\s*/\* "([^"]+\.(?:pyx|pxd|pxi))":(\d+)')
 
 
 class Locator:
@@ -31,7 +31,10 @@ class Locator:
     def _index(self, cfile):
         if cfile not in self.cache:
             where = []
-            path = os.path.join(self.build, "poly1305x", os.path.basename(cfile))
+            name = os.path.basename(cfile or "")
+            path = next((p for p in (os.path.join(self.build, "poly1305x", name),
+                                     os.path.join(self.build, "poly1305x", "_kernels", name))
+                         if os.path.exists(p)), "")
             try:
                 with open(path, encoding="utf-8", errors="replace") as fh:
                     last = None

@@ -59,4 +59,18 @@ static void p1305x_wipe(void *p, size_t n) {
     while (n--) *v++ = 0;
 }
 #endif
+/* v, with the compiler unable to see where it came from.  The tag compare is
+ * inlined into its callers; this keeps the optimiser from rewriting its
+ * branch-free result into a branch on the compared bytes. */
+#if defined(__GNUC__) || defined(__clang__)
+static inline uint32_t p1305x_opaque32(uint32_t v) {
+    __asm__("" : "+r"(v));
+    return v;
+}
+#else
+static uint32_t p1305x_opaque32(uint32_t v) {
+    volatile uint32_t t = v;
+    return t;
+}
+#endif
 #endif

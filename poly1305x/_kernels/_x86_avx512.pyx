@@ -6,11 +6,11 @@ from cpython.pycapsule cimport PyCapsule_New
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from poly1305x._kernel cimport (
+from poly1305x._kernels._kernel cimport (
     P1305X_KERNEL_CAPSULE, P1305X_POWERS_WORDS, kernel_table, poly1305_state,
 )
-from poly1305x._portable cimport chacha20_xor_portable, poly1305_blocks_portable
-from poly1305x._simd cimport *
+from poly1305x._kernels._portable cimport chacha20_xor_portable, poly1305_blocks_portable
+from poly1305x._kernels._simd cimport *
 from poly1305x._util cimport load32_le, load64_le, store32_le, store64_le
 
 include "_poly1305_avx512.pxi"

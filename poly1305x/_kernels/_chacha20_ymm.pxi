@@ -1,0 +1,269 @@
+# ChaCha20 on ymm registers, shared by the AVX2 and AVX-512 modules: included
+# by _chacha20_avx2.pxi and _chacha20_avx512.pxi, each of which defines the
+# four rotates _chacha8_rotl16/12/8/7 for its instruction set (AVX2 has no
+# rotate: byte shuffles and shift pairs; AVX-512VL has vprold).
+#
+# Vertical kernel (8 blocks): x(i) holds word i of the ChaCha state of 8
+# consecutive blocks, one block per 32-bit lane, so the twenty rounds run with
+# no shuffling of words between lanes.  The blocks then leave the registers
+# through a 4x4 32-bit transpose inside each 128-bit lane and a regrouping of
+# the 128-bit lanes, and are XORed into the message with unaligned loads and
+# stores.
+#
+# Horizontal kernel (1-4 blocks, short messages and tails): each ymm holds one
+# row of two blocks; bound by latency rather than throughput.
+#
+# The block counter is the 64-bit number in state words 12 (low) and 13 (high):
+# lane j of a batch gets ctr + j with the carry out of word 12 into word 13
+# computed per lane, so a batch that straddles 2^32 is right.  A final batch of
+# 5-7 blocks is generated into a stack buffer, XORed, and the buffer wiped.
+#
+# The helpers take pointers to the kernels' local variables; once inlined, the
+# compiler keeps every word in its own register, exactly as if the rounds were
+# written out.  (Locals, not an array: with an array GCC 12 allocates
+# registers differently and the 16-block kernel ran about 3 % slower.)
+
+
+cdef inline void _chacha8_out(const uint8_t* src, uint8_t* dst, size_t off,
+                              __m256i ks) noexcept nogil:
+    # 32 key-stream bytes to dst + off, XORed with src + off unless src is NULL
+    # (src may equal dst: each 32 bytes are loaded before they are stored).
+    if src != NULL:
+        ks = _mm256_xor_si256(ks, _mm256_loadu_si256(<const __m256i*>(src + off)))
+    _mm256_storeu_si256(<__m256i*>(dst + off), ks)
+
+
+cdef inline void _chacha8_qr2(__m256i* a0, __m256i* b0, __m256i* c0, __m256i* d0,
+                              __m256i* a1, __m256i* b1, __m256i* c1,
+                              __m256i* d1) noexcept nogil:
+    # Two quarter-rounds, (a0, b0, c0, d0) and (a1, b1, c1, d1), interleaved so
+    # that every step has two independent operations.
+    a0[0] = _mm256_add_epi32(a0[0], b0[0])
+    a1[0] = _mm256_add_epi32(a1[0], b1[0])
+    d0[0] = _chacha8_rotl16(_mm256_xor_si256(d0[0], a0[0]))
+    d1[0] = _chacha8_rotl16(_mm256_xor_si256(d1[0], a1[0]))
+    c0[0] = _mm256_add_epi32(c0[0], d0[0])
+    c1[0] = _mm256_add_epi32(c1[0], d1[0])
+    b0[0] = _chacha8_rotl12(_mm256_xor_si256(b0[0], c0[0]))
+    b1[0] = _chacha8_rotl12(_mm256_xor_si256(b1[0], c1[0]))
+    a0[0] = _mm256_add_epi32(a0[0], b0[0])
+    a1[0] = _mm256_add_epi32(a1[0], b1[0])
+    d0[0] = _chacha8_rotl8(_mm256_xor_si256(d0[0], a0[0]))
+    d1[0] = _chacha8_rotl8(_mm256_xor_si256(d1[0], a1[0]))
+    c0[0] = _mm256_add_epi32(c0[0], d0[0])
+    c1[0] = _mm256_add_epi32(c1[0], d1[0])
+    b0[0] = _chacha8_rotl7(_mm256_xor_si256(b0[0], c0[0]))
+    b1[0] = _chacha8_rotl7(_mm256_xor_si256(b1[0], c1[0]))
+
+
+cdef inline void _chacha8_dround(
+        __m256i* x0, __m256i* x1, __m256i* x2, __m256i* x3, __m256i* x4, __m256i* x5,
+        __m256i* x6, __m256i* x7, __m256i* x8, __m256i* x9, __m256i* x10, __m256i* x11,
+        __m256i* x12, __m256i* x13, __m256i* x14, __m256i* x15) noexcept nogil:
+    # Column round, then diagonal round.
+    _chacha8_qr2(x0, x4, x8, x12, x1, x5, x9, x13)
+    _chacha8_qr2(x2, x6, x10, x14, x3, x7, x11, x15)
+    _chacha8_qr2(x0, x5, x10, x15, x1, x6, x11, x12)
+    _chacha8_qr2(x2, x7, x8, x13, x3, x4, x9, x14)
+
+
+cdef inline void _chacha8_transpose(__m256i* x0, __m256i* x1, __m256i* x2,
+                                    __m256i* x3) noexcept nogil:
+    # 4x4 transpose of 32-bit words inside each 128-bit lane: afterwards x(m),
+    # 128-bit lane k, holds the four words (of a row) of block 4k+m.
+    cdef __m256i t0 = _mm256_unpacklo_epi32(x0[0], x1[0])
+    cdef __m256i t1 = _mm256_unpackhi_epi32(x0[0], x1[0])
+    cdef __m256i t2 = _mm256_unpacklo_epi32(x2[0], x3[0])
+    cdef __m256i t3 = _mm256_unpackhi_epi32(x2[0], x3[0])
+    x0[0] = _mm256_unpacklo_epi64(t0, t2)
+    x1[0] = _mm256_unpackhi_epi64(t0, t2)
+    x2[0] = _mm256_unpacklo_epi64(t1, t3)
+    x3[0] = _mm256_unpackhi_epi64(t1, t3)
+
+
+cdef inline void _chacha8_out4(const uint8_t* src, uint8_t* dst, size_t off, __m256i a,
+                               __m256i b, __m256i c, __m256i d) noexcept nogil:
+    # Blocks m and 4+m (off = 64m) from the transposed words 0-3 (a), 4-7 (b),
+    # 8-11 (c) and 12-15 (d): block m in the low 128-bit lanes, 4+m in the high.
+    _chacha8_out(src, dst, off, _mm256_permute2x128_si256(a, b, 0x20))
+    _chacha8_out(src, dst, off + 256, _mm256_permute2x128_si256(a, b, 0x31))
+    _chacha8_out(src, dst, off + 32, _mm256_permute2x128_si256(c, d, 0x20))
+    _chacha8_out(src, dst, off + 288, _mm256_permute2x128_si256(c, d, 0x31))
+
+
+cdef void _chacha8_blocks(const uint32_t* st, uint64_t ctr, const uint8_t* src,
+                          uint8_t* dst, size_t nbatches) noexcept nogil:
+    # nbatches x 8 blocks from the 64-bit counter ctr; src NULL: bare key stream.
+    cdef __m256i x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15
+    cdef __m256i base, lo, hi, carry
+    cdef __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
+    cdef int i
+    while nbatches:
+        # Counter words of lanes 0..7: ctr + lane as a 64-bit number.  The carry
+        # out of the low word is the top bit of (a & b) | ((a | b) & ~(a + b)).
+        base = _mm256_set1_epi32(<int><uint32_t>ctr)
+        lo = _mm256_add_epi32(base, lane)
+        carry = _mm256_or_si256(_mm256_and_si256(base, lane),
+                                _mm256_andnot_si256(lo, _mm256_or_si256(base, lane)))
+        hi = _mm256_add_epi32(_mm256_set1_epi32(<int><uint32_t>(ctr >> 32)),
+                              _mm256_srli_epi32(carry, 31))
+        x0 = _mm256_set1_epi32(<int>st[0])
+        x1 = _mm256_set1_epi32(<int>st[1])
+        x2 = _mm256_set1_epi32(<int>st[2])
+        x3 = _mm256_set1_epi32(<int>st[3])
+        x4 = _mm256_set1_epi32(<int>st[4])
+        x5 = _mm256_set1_epi32(<int>st[5])
+        x6 = _mm256_set1_epi32(<int>st[6])
+        x7 = _mm256_set1_epi32(<int>st[7])
+        x8 = _mm256_set1_epi32(<int>st[8])
+        x9 = _mm256_set1_epi32(<int>st[9])
+        x10 = _mm256_set1_epi32(<int>st[10])
+        x11 = _mm256_set1_epi32(<int>st[11])
+        x12 = lo
+        x13 = hi
+        x14 = _mm256_set1_epi32(<int>st[14])
+        x15 = _mm256_set1_epi32(<int>st[15])
+        for i in range(2):  # ten double rounds, unrolled five-fold (as fast as
+            # the full unroll; a plain loop of ten is ~6 % slower on AVX2)
+            _chacha8_dround(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
+                            &x8, &x9, &x10, &x11, &x12, &x13, &x14, &x15)
+            _chacha8_dround(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
+                            &x8, &x9, &x10, &x11, &x12, &x13, &x14, &x15)
+            _chacha8_dround(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
+                            &x8, &x9, &x10, &x11, &x12, &x13, &x14, &x15)
+            _chacha8_dround(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
+                            &x8, &x9, &x10, &x11, &x12, &x13, &x14, &x15)
+            _chacha8_dround(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
+                            &x8, &x9, &x10, &x11, &x12, &x13, &x14, &x15)
+        # feed-forward (the broadcasts again: the compiler keeps them from above)
+        x0 = _mm256_add_epi32(x0, _mm256_set1_epi32(<int>st[0]))
+        x1 = _mm256_add_epi32(x1, _mm256_set1_epi32(<int>st[1]))
+        x2 = _mm256_add_epi32(x2, _mm256_set1_epi32(<int>st[2]))
+        x3 = _mm256_add_epi32(x3, _mm256_set1_epi32(<int>st[3]))
+        x4 = _mm256_add_epi32(x4, _mm256_set1_epi32(<int>st[4]))
+        x5 = _mm256_add_epi32(x5, _mm256_set1_epi32(<int>st[5]))
+        x6 = _mm256_add_epi32(x6, _mm256_set1_epi32(<int>st[6]))
+        x7 = _mm256_add_epi32(x7, _mm256_set1_epi32(<int>st[7]))
+        x8 = _mm256_add_epi32(x8, _mm256_set1_epi32(<int>st[8]))
+        x9 = _mm256_add_epi32(x9, _mm256_set1_epi32(<int>st[9]))
+        x10 = _mm256_add_epi32(x10, _mm256_set1_epi32(<int>st[10]))
+        x11 = _mm256_add_epi32(x11, _mm256_set1_epi32(<int>st[11]))
+        x12 = _mm256_add_epi32(x12, lo)
+        x13 = _mm256_add_epi32(x13, hi)
+        x14 = _mm256_add_epi32(x14, _mm256_set1_epi32(<int>st[14]))
+        x15 = _mm256_add_epi32(x15, _mm256_set1_epi32(<int>st[15]))
+        _chacha8_transpose(&x0, &x1, &x2, &x3)
+        _chacha8_transpose(&x4, &x5, &x6, &x7)
+        _chacha8_transpose(&x8, &x9, &x10, &x11)
+        _chacha8_transpose(&x12, &x13, &x14, &x15)
+        _chacha8_out4(src, dst, 0, x0, x4, x8, x12)
+        _chacha8_out4(src, dst, 64, x1, x5, x9, x13)
+        _chacha8_out4(src, dst, 128, x2, x6, x10, x14)
+        _chacha8_out4(src, dst, 192, x3, x7, x11, x15)
+        ctr += 8
+        if src != NULL:
+            src += 512
+        dst += 512
+        nbatches -= 1
+
+
+cdef inline void _chacha8_diagonalize(__m256i* b0, __m256i* c0, __m256i* d0, __m256i* b1,
+                                      __m256i* c1, __m256i* d1) noexcept nogil:
+    # Rows b, c, d of both states rotated so that column j of each becomes the
+    # diagonal (a_j, b_j+1, c_j+2, d_j+3).
+    b0[0] = _mm256_shuffle_epi32(b0[0], 0x39)
+    b1[0] = _mm256_shuffle_epi32(b1[0], 0x39)
+    c0[0] = _mm256_shuffle_epi32(c0[0], 0x4E)
+    c1[0] = _mm256_shuffle_epi32(c1[0], 0x4E)
+    d0[0] = _mm256_shuffle_epi32(d0[0], 0x93)
+    d1[0] = _mm256_shuffle_epi32(d1[0], 0x93)
+
+
+cdef inline void _chacha8_undiagonalize(__m256i* b0, __m256i* c0, __m256i* d0, __m256i* b1,
+                                        __m256i* c1, __m256i* d1) noexcept nogil:
+    b0[0] = _mm256_shuffle_epi32(b0[0], 0x93)
+    b1[0] = _mm256_shuffle_epi32(b1[0], 0x93)
+    c0[0] = _mm256_shuffle_epi32(c0[0], 0x4E)
+    c1[0] = _mm256_shuffle_epi32(c1[0], 0x4E)
+    d0[0] = _mm256_shuffle_epi32(d0[0], 0x39)
+    d1[0] = _mm256_shuffle_epi32(d1[0], 0x39)
+
+
+cdef inline __m256i _chacha8_row(const uint32_t* w) noexcept nogil:
+    # One row of two blocks: words w[0..3] in both 128-bit lanes.
+    return _mm256_setr_epi32(<int>w[0], <int>w[1], <int>w[2], <int>w[3],
+                             <int>w[0], <int>w[1], <int>w[2], <int>w[3])
+
+
+cdef inline __m256i _chacha8_ctr_row(const uint32_t* st, uint64_t c0,
+                                     uint64_t c1) noexcept nogil:
+    # Row d of two blocks with 64-bit counters c0 (low lane) and c1 (high).
+    return _mm256_setr_epi32(<int><uint32_t>c0, <int><uint32_t>(c0 >> 32), <int>st[14],
+                             <int>st[15], <int><uint32_t>c1, <int><uint32_t>(c1 >> 32),
+                             <int>st[14], <int>st[15])
+
+
+cdef inline void _chacha8_h4(const uint32_t* st, uint64_t ctr, const uint8_t* src,
+                             uint8_t* dst, size_t nblocks) noexcept nogil:
+    # 1-4 blocks, horizontal layout: a0, b0, c0, d0 are the rows of blocks 0
+    # (low 128-bit lane) and 1 (high), a1..d1 those of blocks 2 and 3.  A
+    # block's quarter-rounds form one dependency chain, so this finishes in
+    # about the latency of a single block, where the vertical kernel needs the
+    # throughput of eight.  Writes only nblocks blocks, no buffer.
+    cdef __m256i a0, b0, c0, d0, a1, b1, c1, d1
+    cdef __m256i ia = _chacha8_row(st)
+    cdef __m256i ib = _chacha8_row(st + 4)
+    cdef __m256i ic = _chacha8_row(st + 8)
+    cdef __m256i id0 = _chacha8_ctr_row(st, ctr, ctr + 1)
+    cdef __m256i id1 = _chacha8_ctr_row(st, ctr + 2, ctr + 3)
+    cdef int i
+    a0 = a1 = ia
+    b0 = b1 = ib
+    c0 = c1 = ic
+    d0 = id0
+    d1 = id1
+    for i in range(10):
+        _chacha8_qr2(&a0, &b0, &c0, &d0, &a1, &b1, &c1, &d1)
+        _chacha8_diagonalize(&b0, &c0, &d0, &b1, &c1, &d1)
+        _chacha8_qr2(&a0, &b0, &c0, &d0, &a1, &b1, &c1, &d1)
+        _chacha8_undiagonalize(&b0, &c0, &d0, &b1, &c1, &d1)
+    a0 = _mm256_add_epi32(a0, ia)
+    b0 = _mm256_add_epi32(b0, ib)
+    c0 = _mm256_add_epi32(c0, ic)
+    d0 = _mm256_add_epi32(d0, id0)
+    a1 = _mm256_add_epi32(a1, ia)
+    b1 = _mm256_add_epi32(b1, ib)
+    c1 = _mm256_add_epi32(c1, ic)
+    d1 = _mm256_add_epi32(d1, id1)
+    # block 0: rows a, b, c, d of lane 0 of the first state; block 1: lane 1;
+    # blocks 2 and 3 likewise from the second state.
+    _chacha8_out(src, dst, 0, _mm256_permute2x128_si256(a0, b0, 0x20))
+    _chacha8_out(src, dst, 32, _mm256_permute2x128_si256(c0, d0, 0x20))
+    if nblocks > 1:
+        _chacha8_out(src, dst, 64, _mm256_permute2x128_si256(a0, b0, 0x31))
+        _chacha8_out(src, dst, 96, _mm256_permute2x128_si256(c0, d0, 0x31))
+    if nblocks > 2:
+        _chacha8_out(src, dst, 128, _mm256_permute2x128_si256(a1, b1, 0x20))
+        _chacha8_out(src, dst, 160, _mm256_permute2x128_si256(c1, d1, 0x20))
+    if nblocks > 3:
+        _chacha8_out(src, dst, 192, _mm256_permute2x128_si256(a1, b1, 0x31))
+        _chacha8_out(src, dst, 224, _mm256_permute2x128_si256(c1, d1, 0x31))
+
+
+cdef inline void _chacha8_tail(uint32_t* state16, uint64_t ctr, const uint8_t* src,
+                               uint8_t* dst, size_t nblocks, uint8_t* buf) noexcept nogil:
+    # The last 0-7 blocks of a call, then the counter stored back.  buf is 512
+    # bytes of the caller's stack: in the caller's frame, not this one's, so
+    # that the compiler inlines this tail and the short-message path into it.
+    cdef size_t off
+    if nblocks > 4:
+        # 5-7 blocks: one 8-block batch into the buffer, XORed, then wiped.
+        _chacha8_blocks(state16, ctr, NULL, buf, 1)
+        for off in range(0, 64 * nblocks, 32):
+            _chacha8_out(src, dst, off, _mm256_loadu_si256(<const __m256i*>(buf + off)))
+        wipe(buf, 512)
+    elif nblocks:
+        _chacha8_h4(state16, ctr, src, dst, nblocks)
+    ctr += nblocks
+    state16[12] = <uint32_t>ctr
+    state16[13] = <uint32_t>(ctr >> 32)

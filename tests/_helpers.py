@@ -1,0 +1,35 @@
+"""Small helpers shared by the test modules (conftest.py puts this directory
+on sys.path, so tests import them as ``from _helpers import ...``)."""
+import threading
+
+
+def h(s):
+    """bytes from a hex string (spaces allowed, as vectors are printed)."""
+    return bytes.fromhex(s.replace(" ", ""))
+
+
+def chunks(data, rng, maxlen=3000):
+    """data cut at random points into pieces of 0..maxlen bytes (empty pieces
+    included), for one-shot-equals-streaming checks."""
+    i = 0
+    while i < len(data):
+        n = rng.randint(0, maxlen)
+        yield data[i:i + n]
+        i += n
+
+
+def flipped(data, i, mask=0x01):
+    """data with byte i XORed with mask (a tamper-loop step)."""
+    bad = bytearray(data)
+    bad[i] ^= mask
+    return bytes(bad)
+
+
+def run_threads(target, n):
+    """target(0) .. target(n - 1), each on its own thread; returns after all
+    have finished.  target reports its own failures (threads swallow them)."""
+    threads = [threading.Thread(target=target, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
