@@ -232,11 +232,11 @@ cdef size_t MIN_BYTES_PER_THREAD = 1 << 20
 
 
 def _threads_param(threads):
-    import os
+    # pycryptodome's rules and messages (Crypto.Util._threads.threads_param)
     if not isinstance(threads, int) or isinstance(threads, bool):
-        raise TypeError("threads must be an integer")
+        raise TypeError("'threads' must be an integer")
     if threads < 0:
-        raise ValueError("threads must be a non-negative integer")
+        raise ValueError("'threads' must be a non-negative integer")
     if threads == 0:
         try:
             threads = len(os.sched_getaffinity(0))
