@@ -28,7 +28,7 @@ from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from poly1305x._dispatch cimport active_kernels
-from poly1305x._kernel cimport kernel_table, poly1305_state
+from poly1305x._kernel cimport kernel_table
 from poly1305x._portable cimport (
     chacha20_init_state, hchacha20, poly1305_finish, poly1305_init, tags_equal, wipe,
 )

@@ -143,9 +143,8 @@ cdef int seek_call(stream_t* s, object position, str name) except -1:
     try:
         pos = operator.index(position)
     except TypeError:
-        block_, offset_ = divmod(position, 64)     # pycryptodome's own TypeError ...
-        block_ & 0xFFFFFFFF
-        raise                                      # ... or operator.index's
+        divmod(position, 64)[0] & 0xFFFFFFFF      # pycryptodome's own TypeError ...
+        raise                                     # ... or operator.index's
     if pos < 0:
         raise OverflowError("can't convert negative number to unsigned")
     if (pos >> 6) > s.last:

@@ -19,7 +19,7 @@ the private part of OpenSSH key files; ``keyfile_seal``/``keyfile_open`` do that
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_FromStringAndSize
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_Check
-from libc.stdint cimport uint8_t, uint32_t, uint64_t
+from libc.stdint cimport uint8_t, uint32_t
 from libc.string cimport memcpy, memset
 
 from poly1305x._dispatch cimport active_kernels
