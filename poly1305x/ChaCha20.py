@@ -67,9 +67,4 @@ def new(*, key, nonce=None, threads=1):
         raise ValueError("Nonce must be 8/12 bytes(ChaCha20) or 24 bytes (XChaCha20)")
     if threads == 1 and type(threads) is int:
         return ChaCha20Cipher(key, nonce)
-    # pycryptodome's messages (Crypto.Util._threads.threads_param)
-    if not isinstance(threads, int) or isinstance(threads, bool):
-        raise TypeError("'threads' must be an integer")
-    if threads < 0:
-        raise ValueError("'threads' must be a non-negative integer")
     return ChaCha20Cipher(key, nonce, threads, _MIN_BYTES_PER_THREAD)

@@ -67,6 +67,17 @@ _tables = {}          # name -> capsule (keeps the module alive)
 _lock = threading.Lock()
 
 
+def _new_lock_in_child():
+    # A child forked while another thread held the lock (inside set_backend)
+    # would wait for it forever: that thread does not exist in the child.
+    global _lock
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_in_child)
+
+
 def cpu_features():
     """The CPU features that the probe found and the OS enables."""
     return _FEATURES

@@ -1,10 +1,26 @@
 # cython: language_level=3
 """C-level engine pieces for other Cython modules of the package (the SSH
 packet cipher): buffers, the Poly1305 stream state, the ChaCha20 key stream
-and the one-shot AEAD.  Everything runs on the kernel table it was given."""
+and the encrypt-then-MAC core.  Everything runs on the kernel table it was given."""
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
 from poly1305x._kernels._kernel cimport kernel_table, poly1305_state
+
+cdef extern from "_sync.h":
+    ctypedef long p1305x_word
+    long p1305x_load(p1305x_word* w) noexcept nogil
+    void p1305x_store(p1305x_word* w, long v) noexcept nogil
+    long p1305x_add_fetch(p1305x_word* w, long v) noexcept nogil
+    bint p1305x_cas(p1305x_word* w, long* expected, long desired) noexcept nogil
+    void p1305x_nap() noexcept nogil
+
+cdef enum:
+    # Calls on this many bytes or more release the GIL (buffers stay held).
+    GIL_THRESHOLD = 4096
+    # Up to this many bytes, one kernel call makes the Poly1305 key block
+    # together with the message's whole key stream (1 + 7 blocks: one 8-lane
+    # AVX2 batch).
+    SHORT_AEAD = 448
 
 
 cdef struct buf_t:
@@ -50,16 +66,20 @@ cdef struct stream_t:
 
 cdef void stream_init(stream_t* s, const kernel_table* k, const uint8_t* key32,
                       const uint8_t* nonce, size_t nonce_len) noexcept nogil
+cdef void stream_set_nonce(stream_t* s, const uint8_t* nonce) noexcept nogil
+cdef void stream_block0(stream_t* s, uint8_t* out64) noexcept nogil
 cdef bint stream_can(stream_t* s, size_t n) noexcept nogil
 cdef void stream_xor(stream_t* s, const uint8_t* src, uint8_t* dst, size_t n) noexcept nogil
 cdef void stream_seek(stream_t* s, uint64_t block, uint32_t offset) noexcept nogil
 
 
-# One-shot RFC 8439 AEAD (12-byte nonce); aead_open returns 0 on a bad tag and
-# then leaves no plaintext in pt.
-cdef void aead_seal(const kernel_table* k, const uint8_t* key32, const uint8_t* nonce12,
-                    const uint8_t* aad, size_t alen, const uint8_t* pt, uint8_t* ct,
-                    size_t n, uint8_t* tag) noexcept nogil
-cdef bint aead_open(const kernel_table* k, const uint8_t* key32, const uint8_t* nonce12,
-                    const uint8_t* aad, size_t alen, const uint8_t* ct, uint8_t* pt,
-                    size_t n, const uint8_t* tag) noexcept nogil
+# The AEAD core: s is the message's stream (key and nonce set, at block 0),
+# which the call consumes.  rfc: RFC 8439's padding and lengths block;
+# otherwise the MAC runs over aad || ct unpadded (OpenSSH).  etm_open returns
+# 0 on a bad tag, and pt then holds zeros; defer: pt is visible to others and
+# receives plaintext only after the tag checked out.
+cdef void etm_seal(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
+                   const uint8_t* pt, uint8_t* ct, size_t n, uint8_t* tag) noexcept nogil
+cdef bint etm_open(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
+                   const uint8_t* ct, uint8_t* pt, size_t n, const uint8_t* tag,
+                   bint defer) noexcept nogil

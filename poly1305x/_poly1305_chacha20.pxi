@@ -80,12 +80,18 @@ cdef Poly1305_MAC chacha20_mac(object key, object nonce, object data):
     cdef uint8_t rs[32]
     cdef const kernel_table* k = active_kernels()
     cdef Poly1305_MAC mac = Poly1305_MAC.__new__(Poly1305_MAC)
-    mac.nonce = chacha20_rs(k, key, nonce, rs)
+    init_begin(&mac.state, mac)     # what Poly1305_MAC.__init__ does, without its checks
+    try:
+        mac.nonce = chacha20_rs(k, key, nonce, rs)
+    except BaseException:
+        init_end(&mac.state, False)
+        raise
     mac_init(&mac.c, k, rs, rs + 16)
     wipe(rs, 32)
     mac.done = False
+    init_end(&mac.state, True)
     if data:                        # pycryptodome's test: b"", None and 0 add nothing
-        mac._absorb(data)
+        mac._update(data, None)
     return mac
 
 

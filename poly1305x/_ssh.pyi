@@ -27,8 +27,8 @@ class PacketCipher:
     def decrypt_length(self, seqnr: int, first4: _Buffer) -> int:
         """The unauthenticated packet_length from the first 4 received bytes."""
     def open(self, seqnr: int, data: _Buffer) -> bytes:
-        """Verify (poly1305x.InvalidTag on failure) then decrypt; returns the
-        plaintext packet including its 4-byte length field."""
+        """Decrypt and verify (poly1305x.InvalidTag on failure, and no plaintext
+        released); returns the plaintext packet including its 4-byte length field."""
 
 def keyfile_seal(key64: _Buffer, data: _Buffer) -> bytes: ...
 def keyfile_open(key64: _Buffer, data: _Buffer) -> bytearray: ...

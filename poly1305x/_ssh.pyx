@@ -19,17 +19,16 @@ the private part of OpenSSH key files; ``keyfile_seal``/``keyfile_open`` do that
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_FromStringAndSize
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_Check
-from libc.stdint cimport uint8_t, uint32_t, uint64_t
+from libc.stdint cimport uint8_t, uint32_t
 from libc.string cimport memcpy, memset
 
 from poly1305x._dispatch cimport active_kernels
 from poly1305x._engine cimport (
-    buf_t, get_buf, mac_final, mac_init, mac_t, mac_update, mac_wipe, put_buf, stream_init,
-    stream_seek, stream_t, stream_xor,
+    GIL_THRESHOLD, buf_t, etm_open, etm_seal, get_buf, put_buf, stream_block0, stream_init,
+    stream_set_nonce, stream_t,
 )
-from poly1305x._kernels._common cimport tags_equal, wipe
+from poly1305x._kernels._common cimport wipe
 from poly1305x._kernels._kernel cimport kernel_table
-from poly1305x._util cimport load32_le
 
 from poly1305x._errors import InvalidTag
 
@@ -38,29 +37,15 @@ __all__ = ["PacketCipher", "keyfile_open", "keyfile_seal", "KEY_SIZE", "TAG_SIZE
 KEY_SIZE = 64
 TAG_SIZE = 16
 
-# Packets of this many bytes or more run without the GIL.
-cdef size_t GIL_THRESHOLD = 4096
-# Up to this many payload bytes, one kernel call makes block 0 (the Poly1305
-# key) and the payload's whole key stream (1 + 7 blocks: one AVX2 batch).
-cdef enum:
-    SHORT = 448
-# Long payloads: encrypt-then-MAC in slices, MAC reading what was just written.
-cdef size_t SLICE = 16384
-
 
 cdef inline void at_seqnr(stream_t* s, const stream_t* tmpl, uint32_t seqnr) noexcept nogil:
-    """s = the template's key with nonce = seqnr as a big-endian uint64, block 0.
-    stream_init put the 8-byte nonce in state words 14 and 15 (little-endian
-    loads); the high half of a uint32 seqnr is zero."""
+    """s = the template's key under nonce = seqnr as a big-endian uint64, at
+    block 0."""
     cdef uint8_t nonce[8]
     memcpy(s, tmpl, sizeof(stream_t))
-    nonce[0] = nonce[1] = nonce[2] = nonce[3] = 0
-    nonce[4] = <uint8_t>(seqnr >> 24)
-    nonce[5] = <uint8_t>(seqnr >> 16)
-    nonce[6] = <uint8_t>(seqnr >> 8)
-    nonce[7] = <uint8_t>seqnr
-    s.st[14] = load32_le(nonce)
-    s.st[15] = load32_le(nonce + 4)
+    memset(nonce, 0, 4)
+    store32_be(nonce + 4, seqnr)
+    stream_set_nonce(s, nonce)
 
 
 cdef void hdr_xor(const stream_t* hdr, uint32_t seqnr, const uint8_t* src, uint8_t* dst,
@@ -70,12 +55,16 @@ cdef void hdr_xor(const stream_t* hdr, uint32_t seqnr, const uint8_t* src, uint8
     cdef uint8_t blk[64]
     cdef size_t i
     at_seqnr(&s, hdr, seqnr)
-    s.k.chacha20_xor(s.st, NULL, blk, 1)
+    stream_block0(&s, blk)
     for i in range(n):
         dst[i] = src[i] ^ blk[i]
     wipe(blk, 64)
     wipe(s.st, sizeof(s.st))
 
+
+# The two framings of one packet over the engine's encrypt-then-MAC core: the
+# MAC runs over the encrypted length || encrypted payload, unpadded and with no
+# lengths block (rfc=False); the payload's key stream starts at block 1.
 
 cdef void seal_core(const stream_t* main, const stream_t* hdr, uint32_t seqnr, size_t aadlen,
                     const uint8_t* src, uint8_t* dst, size_t n) noexcept nogil:
@@ -83,81 +72,29 @@ cdef void seal_core(const stream_t* main, const stream_t* hdr, uint32_t seqnr, s
     0); dst[aadlen:n] = src[aadlen:n] under K_2 from block 1; dst[n:n+16] =
     Poly1305 tag over dst[0:n].  src and dst do not overlap."""
     cdef stream_t s
-    cdef mac_t c
-    cdef uint8_t tmp[SHORT + 64]
-    cdef size_t m = n - aadlen
-    cdef size_t off, chunk, macked
-    cdef const kernel_table* k = main.k
     if aadlen:
         hdr_xor(hdr, seqnr, src, dst, aadlen)
     at_seqnr(&s, main, seqnr)
-    if m <= SHORT:
-        memset(tmp, 0, 64)
-        memcpy(tmp + 64, src + aadlen, m)
-        k.chacha20_xor(s.st, tmp, tmp, 1 + ((m + 63) >> 6))
-        memcpy(dst + aadlen, tmp + 64, m)
-        mac_init(&c, k, tmp, tmp + 16)
-        wipe(tmp, 64 + m)
-        mac_update(&c, dst, n)
-    else:
-        k.chacha20_xor(s.st, NULL, tmp, 1)
-        mac_init(&c, k, tmp, tmp + 16)
-        wipe(tmp, 64)
-        stream_seek(&s, 1, 0)
-        off = 0
-        macked = 0
-        while off < m:
-            chunk = m - off if m - off < SLICE else SLICE
-            stream_xor(&s, src + aadlen + off, dst + aadlen + off, chunk)
-            off += chunk
-            mac_update(&c, dst + macked, aadlen + off - macked)
-            macked = aadlen + off
-    mac_final(&c, dst + n)
+    etm_seal(&s, False, dst, aadlen, src + aadlen, dst + aadlen, n - aadlen, dst + n)
     wipe(&s, sizeof(stream_t))
-    mac_wipe(&c)
 
 
 cdef bint open_core(const stream_t* main, const stream_t* hdr, uint32_t seqnr, size_t aadlen,
                     const uint8_t* src, uint8_t* dst, size_t n) noexcept nogil:
-    """Check the tag src[n:n+16] over src[0:n]; only when it matches, decrypt
-    src[0:n] into dst (the inverse of seal_core).  Returns 0 on a bad tag, and
-    then dst has not been written."""
+    """The inverse of seal_core, into dst (private to the caller) under the
+    engine's bad-tag rule: returns 0 on a bad tag.  Every received byte is
+    read once (the length field into a local copy, the payload by the core),
+    so what is decrypted is what the tag covered."""
     cdef stream_t s
-    cdef mac_t c
-    cdef uint8_t tmp[SHORT + 64]
-    cdef uint8_t mine[16]
-    cdef size_t m = n - aadlen
-    cdef size_t i
+    cdef uint8_t enclen[4]
     cdef bint ok
-    cdef const kernel_table* k = main.k
+    memcpy(enclen, src, aadlen)         # aadlen is 0 or 4
     at_seqnr(&s, main, seqnr)
-    if m <= SHORT:
-        # Key stream for block 0 and the payload in one call; the XOR waits
-        # for the tag.
-        k.chacha20_xor(s.st, NULL, tmp, 1 + ((m + 63) >> 6))
-        mac_init(&c, k, tmp, tmp + 16)
-        mac_update(&c, src, n)
-        mac_final(&c, mine)
-        ok = tags_equal(mine, src + n, 16)
-        if ok:
-            for i in range(m):
-                dst[aadlen + i] = src[aadlen + i] ^ tmp[64 + i]
-        wipe(tmp, 64 + m)
-    else:
-        k.chacha20_xor(s.st, NULL, tmp, 1)
-        mac_init(&c, k, tmp, tmp + 16)
-        wipe(tmp, 64)
-        mac_update(&c, src, n)
-        mac_final(&c, mine)
-        ok = tags_equal(mine, src + n, 16)
-        if ok:
-            stream_seek(&s, 1, 0)
-            stream_xor(&s, src + aadlen, dst + aadlen, m)
-    if ok and aadlen:
-        hdr_xor(hdr, seqnr, src, dst, aadlen)
+    ok = etm_open(&s, False, enclen, aadlen, src + aadlen, dst + aadlen, n - aadlen, src + n,
+                  False)
     wipe(&s, sizeof(stream_t))
-    mac_wipe(&c)
-    wipe(mine, 16)
+    if ok and aadlen:
+        hdr_xor(hdr, seqnr, enclen, dst, aadlen)
     return ok
 
 
@@ -178,6 +115,13 @@ cdef inline uint32_t to_seqnr(object seqnr) except? 0xFFFFFFFF:
 cdef inline uint32_t load32_be(const uint8_t* p) noexcept nogil:
     return ((<uint32_t>p[0] << 24) | (<uint32_t>p[1] << 16) | (<uint32_t>p[2] << 8)
             | <uint32_t>p[3])
+
+
+cdef inline void store32_be(uint8_t* p, uint32_t v) noexcept nogil:
+    p[0] = <uint8_t>(v >> 24)
+    p[1] = <uint8_t>(v >> 16)
+    p[2] = <uint8_t>(v >> 8)
+    p[3] = <uint8_t>v
 
 
 cdef class PacketCipher:
@@ -273,8 +217,9 @@ cdef class PacketCipher:
         """Verify and decrypt one packet as received: encrypted length ||
         encrypted rest || 16-byte tag (``4 + packet_length + 16`` bytes).
 
-        The tag is checked over the encrypted length and rest before anything
-        is decrypted; a mismatch raises :class:`poly1305x.InvalidTag`.  Returns
+        Each byte is read once and the tag checked over the bytes decrypted; a
+        mismatch raises :class:`poly1305x.InvalidTag` and no plaintext is
+        released.  Returns
         the plaintext packet *with* its 4-byte length field (what :meth:`seal`
         took), ``len(data) - 16`` bytes: padding_length is byte 4, the payload
         follows."""
@@ -349,7 +294,7 @@ def keyfile_seal(key64, data):
 def keyfile_open(key64, data):
     """Inverse of keyfile_seal: ``data`` is ciphertext || tag.  Returns a
     bytearray (so that the caller can wipe it); a bad tag raises InvalidTag
-    before anything is decrypted."""
+    and releases no plaintext."""
     cdef stream_t s
     cdef buf_t b
     cdef object out = None

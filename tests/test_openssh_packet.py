@@ -360,3 +360,24 @@ def test_real_openssh_client_on_loopback(tmp_path, monkeypatch):
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+@pytest.mark.parametrize("n", [0, 1, 15, 16, 447, 448, 449, 4096, 16383, 16384, 16385, 40000])
+def test_key_file_framing_matches_asyncssh(n):
+    """The key-file framing (no length field, sequence number 0) over the
+    engine's AEAD core: asyncssh's packet cipher with an empty header computes
+    the same bytes; a bad tag is InvalidTag and releases nothing."""
+    from poly1305x import _ssh
+
+    rng = random.Random(n)
+    key, data = rng.randbytes(64), rng.randbytes(n)
+    ct, tag = asyncssh_enc(key).encrypt_packet(0, b"", data)
+    sealed = _ssh.keyfile_seal(key, data)
+    assert sealed == ct + tag
+    opened = _ssh.keyfile_open(key, sealed)
+    assert isinstance(opened, bytearray) and opened == data
+    for i in {0, len(sealed) // 2, len(sealed) - 1}:
+        bad = bytearray(sealed)
+        bad[i] ^= 0x10
+        with pytest.raises(InvalidTag):
+            _ssh.keyfile_open(key, bytes(bad))

@@ -1,7 +1,7 @@
 """Read memcheck's XML report of ct_valgrind.py and decide.
 
 A report counts when its stack passes through poly1305x's compiled code.
-Each one is located in the .pyx source (Cython's C carries
+Each one is located in the .pyx/.pxi source (Cython's C carries
 ``/* "poly1305x/x.pyx":N`` markers, ``.pxd`` for the inline helpers) and is accepted only where the code
 branches on the *result* of a tag comparison (the ``ok`` flag, ``_equal``),
 which is public by design; anything else -- a kernel, tags_equal, the MAC or

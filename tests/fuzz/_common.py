@@ -25,7 +25,7 @@ def fuzz_main(test_one_input):
     faces, poly1305x.openssh, the reference), instrumented here; the compiled
     kernels are not instrumented (no clang here), so they are checked by the
     differential oracles instead, and the corpus is replayed under ASan+UBSan
-    by tests/test_hardening.py in the sanitizer job."""
+    by tests/test_hardening_buffers.py in the sanitizer job."""
     import atheris
     atheris.instrument_all()
     atheris.Setup(sys.argv, test_one_input)

@@ -1,7 +1,7 @@
 """Run corpus files through a fuzz target without atheris:
 ``python tests/fuzz/replay.py poly1305 [files or dirs...]`` (default: the
 target's seed corpus).  Exit status 1 on the first failing input, whose path
-is printed.  Used by tests/test_hardening.py and for coverage figures
+is printed.  Used by tests/test_hardening_buffers.py and for coverage figures
 (``coverage run tests/fuzz/replay.py ...``)."""
 import importlib
 import os
