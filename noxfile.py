@@ -335,7 +335,7 @@ def freethreaded(session):
     missing = []
     for req in reqs:
         try:
-            session.run(py, "-m", "pip", "install", "-q", "--only-binary=cryptography", req,
+            session.run(py, "-m", "pip", "install", "-q", "--prefer-binary", "--only-binary=cryptography", req,
                         external=True, silent=True)
         except CommandFailed:
             missing.append(req)

@@ -6,15 +6,17 @@
 #   1. import poly1305x (every extension module, every backend selected) with
 #      PYTHON_GIL unset: the GIL must still be off (sys._is_gil_enabled() is
 #      False) and no RuntimeWarning about it;
-#   2. the engine, AEAD and thread tests with PYTHON_GIL=0.
+#   2. with PYTHON_GIL=0: the self-test (known answers of every primitive on
+#      every backend), then the engine, AEAD and thread tests.
 # The whole suite there is `nox -s freethreaded`.
 #
 #   bash .ci/freethreaded.sh                    # the CI subset
 #   bash .ci/freethreaded.sh tests/test_aead.py # other test paths
 #   POLY1305X_FT_PYTHON=/path/python3.14t bash .ci/freethreaded.sh
 #
-# The test extra is installed with cryptography from a wheel only (its sdist
-# needs a recent Rust).  Where a requirement cannot be installed on this
+# The test extra is installed preferring wheels (an older release's wheel over
+# building a newer sdist), cryptography from a wheel only (its sdist needs a
+# recent Rust).  Where a requirement cannot be installed on this
 # interpreter (cryptography ships no cp313t wheel), the script names it and
 # leaves out the test modules that import it, listing them: on 3.14t/3.15t
 # everything installs and nothing is left out.
@@ -58,14 +60,14 @@ POLY1305X_SIMDE=0 "$vpy" -m pip install -q "$sdist"
 
 # The test extra: all at once, else one by one, naming what does not install.
 missing=()
-if ! "$vpy" -m pip install -q --only-binary=cryptography "$sdist[test]" 2>"$work/pip.log"; then
+if ! "$vpy" -m pip install -q --prefer-binary --only-binary=cryptography "$sdist[test]" 2>"$work/pip.log"; then
     mapfile -t reqs < <("$vpy" - <<'EOF'
 import tomllib
 print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["test"]))
 EOF
     )
     for req in "${reqs[@]}"; do
-        "$vpy" -m pip install -q --only-binary=cryptography "$req" 2>/dev/null || missing+=("$req")
+        "$vpy" -m pip install -q --prefer-binary --only-binary=cryptography "$req" 2>/dev/null || missing+=("$req")
     done
 fi
 
@@ -114,6 +116,9 @@ else
     for t in "${tests[@]}"; do kept+=("$ROOT/$t"); done
 fi
 [ ${#kept[@]} -gt 0 ] || { echo "freethreaded: no test module left to run" >&2; exit 1; }
+
+echo "freethreaded: python -m poly1305x selftest with PYTHON_GIL=0"
+PYTHON_GIL=0 "$vpy" -m poly1305x selftest
 
 echo "freethreaded: pytest with PYTHON_GIL=0"
 set +e

@@ -269,6 +269,45 @@ def test_hammer_chacha20_poly1305_cipher():
     assert shared.digest() == ref.digest()
 
 
+def test_concurrent_digest_and_finalize():
+    """The finishing calls from 8 threads at once: pycryptodome-shaped
+    digest() may be repeated and always gives the one tag; cryptography-
+    shaped finalize() gives the tag once, then AlreadyFinalized.  A thread may
+    also get the documented RuntimeError; never a different tag."""
+    key, nonce = bytes(range(5, 37)), bytes(12)
+    for round_ in range(50):
+        msg = bytes([round_]) * (round_ * 61 + 5)
+        ref = ChaCha20_Poly1305.new(key=key, nonce=nonce)
+        ref_ct, ref_tag = ref.encrypt_and_digest(msg)
+        shared = ChaCha20_Poly1305.new(key=key, nonce=nonce)
+        assert shared.encrypt(msg) == ref_ct
+
+        def digest(i):
+            try:
+                return shared.digest()
+            except RuntimeError as exc:
+                assert BUSY in str(exc), exc
+                return None
+        tags = run_threads(digest)
+        assert set(tags) - {None} == {ref_tag}, "a thread got a wrong tag"
+        assert shared.digest() == ref_tag
+
+        m = mac.Poly1305(key)
+        m.update(msg)
+
+        def finalize(i):
+            try:
+                return m.finalize()
+            except poly1305x.AlreadyFinalized:
+                return "finalized"
+            except RuntimeError as exc:
+                assert BUSY in str(exc), exc
+                return None
+        got = run_threads(finalize)
+        assert got.count(mac.Poly1305.generate_tag(key, msg)) == 1, got
+        assert set(got) <= {mac.Poly1305.generate_tag(key, msg), "finalized", None}, got
+
+
 # -- Module state --------------------------------------------------------------
 
 def test_backend_switching_while_sealing():
