@@ -334,10 +334,17 @@ def freethreaded(session):
         reqs = tomllib.load(fh)["project"]["optional-dependencies"]["test"]
     missing = []
     for req in reqs:
-        try:
-            session.run(py, "-m", "pip", "install", "-q", "--prefer-binary", "--only-binary=cryptography", req,
-                        external=True, silent=True)
-        except CommandFailed:
+        # The newest release (built from its sdist if need be: the tests follow
+        # pycryptodome 4.x, which has no cp313t wheel), else an older wheel.
+        # Never from source: cryptography (needs a recent Rust) and numpy (a
+        # long meson build; any wheel of it does for the tests).
+        for how in (["--only-binary=cryptography,numpy"], ["--only-binary=:all:"]):
+            try:
+                session.run(py, "-m", "pip", "install", "-q", *how, req, external=True, silent=True)
+                break
+            except CommandFailed:
+                pass
+        else:
             missing.append(req)
     if missing:
         session.warn(f"not installable on this interpreter: {missing}; the tests needing them fail")
