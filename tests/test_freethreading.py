@@ -6,8 +6,9 @@ the same tests run with a tiny switch interval, so the threads interleave
 between (and, for calls that release the GIL, inside) calls.
 
 - Immutable key objects (aead.ChaCha20Poly1305, mac.Poly1305.generate_tag,
-  hpke.ChaCha20Poly1305Key): 8 threads x 10,000 mixed calls on one object give
-  exactly what one thread gets.
+  hpke.ChaCha20Poly1305Key; XChaCha20Poly1305 and openssh.PacketCipher with
+  fewer calls): 8 threads x 10,000 mixed calls on one object give exactly what
+  one thread gets.
 - Stateful objects (ChaCha20, streaming Poly1305, ChaCha20_Poly1305): 8 threads
   hammer one object; every call either completes correctly or raises the
   documented RuntimeError, and the object's state afterwards is what the
@@ -177,6 +178,35 @@ def test_shared_hpke_key():
     shape = Shape()
     work = [_aead_ops(3000 + i, shape) for i in range(NTHREADS)]
     got = run_threads(lambda i: _run_aead_ops(shape, work[i][0]))
+    for i in range(NTHREADS):
+        assert got[i] == work[i][1]
+
+
+def test_shared_openssh_packet_cipher():
+    """One PacketCipher (the caller owns the sequence number) sealing and
+    opening packets from 8 threads at once, each thread its own numbers."""
+    from poly1305x.openssh import PacketCipher
+    shared = PacketCipher(bytes(range(64)))
+    work = []
+    for i in range(NTHREADS):
+        rng = random.Random(8000 + i)
+        ops = []
+        for j in range(CALLS // 5):
+            body = rng.randbytes(_length(rng))
+            ops.append((i * 100_000 + j, len(body).to_bytes(4, "big") + body))
+        work.append((ops, [shared.seal(seq, pkt) for seq, pkt in ops]))
+
+    def body(i):
+        out = []
+        for (seq, pkt), sealed in zip(*work[i]):
+            out.append(shared.seal(seq, pkt))
+            assert shared.open(seq, sealed) == pkt
+            tampered = bytearray(sealed)
+            tampered[-1] ^= 1
+            with pytest.raises(poly1305x.InvalidTag):
+                shared.open(seq, bytes(tampered))
+        return out
+    got = run_threads(body)
     for i in range(NTHREADS):
         assert got[i] == work[i][1]
 
