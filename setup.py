@@ -143,7 +143,14 @@ def _extensions():
                       define_macros=macros) for n in names]
     return cythonize(
         exts,
-        compiler_directives={"language_level": 3, "embedsignature": True, "binding": True},
+        # freethreading_compatible (Cython >= 3.1): every module declares
+        # Py_mod_gil = Py_MOD_GIL_NOT_USED, so importing poly1305x on a
+        # free-threaded CPython keeps the GIL off.  What makes that true: the
+        # kernels and engine calls touch only their arguments and the object's
+        # own state, module-level state is behind locks (_dispatch, _install),
+        # stateful objects refuse concurrent use (docs/platforms.md).
+        compiler_directives={"language_level": 3, "embedsignature": True, "binding": True,
+                             "freethreading_compatible": True},
         include_path=[HERE],
     )
 

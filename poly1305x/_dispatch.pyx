@@ -61,10 +61,30 @@ EMULATED = (
     ("avx512-emu", ("avx2",), "poly1305x._kernels._x86_avx512_emu", "avx512"),
 )
 
+# The selected table: written by set_backend() under _lock, read by
+# active_kernels() without it (from any thread, GIL or no GIL), so both sides
+# use an atomic pointer access (CPython's own on 3.13+, where a free-threaded
+# build exists; before that the GIL orders them).
+cdef extern from *:
+    """
+    #if PY_VERSION_HEX >= 0x030D0000 && !defined(Py_LIMITED_API)
+    #define p1305x_load_table(p) ((const void *)_Py_atomic_load_ptr_acquire((const void *)(p)))
+    #define p1305x_store_table(p, v) _Py_atomic_store_ptr_release((void *)(p), (void *)(v))
+    #else
+    #define p1305x_load_table(p) ((const void *)*(p))
+    #define p1305x_store_table(p, v) (*(p) = (v))
+    #endif
+    """
+    const void* p1305x_load_table(const kernel_table** p) noexcept nogil
+    void p1305x_store_table(const kernel_table** p, const kernel_table* v) noexcept nogil
+
 cdef const kernel_table* _active = NULL
 _active_name = None
 _tables = {}          # name -> capsule (keeps the module alive)
-_lock = threading.Lock()
+# Serialises loading a backend (import, self-test, _tables entry) and
+# selecting one.  Re-entrant: a backend's self-test loads "portable" through
+# kernels_named() while set_backend() holds it.
+_lock = threading.RLock()
 
 
 def _new_lock_in_child():
@@ -120,12 +140,15 @@ def backend():
 cdef const kernel_table* kernels_named(str name) except NULL:
     cap = _tables.get(name)
     if cap is None:
-        cap = _load(name)
+        with _lock:       # one import and self-test per backend, whatever the threads
+            cap = _tables.get(name)
+            if cap is None:
+                cap = _load(name)
     return <const kernel_table*>PyCapsule_GetPointer(cap, P1305X_KERNEL_CAPSULE)
 
 
 cdef const kernel_table* active_kernels() noexcept nogil:
-    return _active
+    return <const kernel_table*>p1305x_load_table(&_active)
 
 
 def _load(str name):
@@ -157,12 +180,14 @@ def _load(str name):
 def set_backend(str name):
     """Make ``name`` the backend of every object created from now on.
 
-    Objects that exist keep the backend they were created with.  Raises
+    Objects that exist keep the backend they were created with; a call from
+    another thread at the same time gets the table before or after the switch,
+    never a mix (backend() can lag that by the switch itself).  Raises
     ImportError for a name that is unknown or not usable on this CPU."""
     global _active, _active_name
     with _lock:
         cap = _tables.get(name) or _load(name)
-        _active = <const kernel_table*>PyCapsule_GetPointer(cap, P1305X_KERNEL_CAPSULE)
+        p1305x_store_table(&_active, <const kernel_table*>PyCapsule_GetPointer(cap, P1305X_KERNEL_CAPSULE))
         _active_name = name
 
 

@@ -38,6 +38,7 @@ sender draws it with ``os.urandom(4)``):
 >>> key.open(ct, guarded, b"PrivateContentAAD")
 b'application data'
 """
+import threading as _threading
 from operator import index as _index
 
 from poly1305x._engine import ChaCha20Poly1305 as _AEAD
@@ -210,6 +211,7 @@ class Context:
 
 _pyhpke_original = None  # pyhpke's class, while ours is installed
 _pyhpke_class = None  # our class, made a pyhpke.AEADKeyInterface subclass
+_pyhpke_lock = _threading.Lock()  # the swap is a read-test-write of the two above
 
 
 def _pyhpke_aead_key_module():
@@ -232,8 +234,13 @@ def use_with_pyhpke(enable=True):
 
     Returns whether poly1305x was in use before the call.  ImportError when
     pyhpke is not installed (``pip install 'poly1305x[hpke]'``)."""
-    global _pyhpke_original, _pyhpke_class
     mod, interface = _pyhpke_aead_key_module()
+    with _pyhpke_lock:
+        return _swap_pyhpke(mod, interface, enable)
+
+
+def _swap_pyhpke(mod, interface, enable):
+    global _pyhpke_original, _pyhpke_class
     was_on = _pyhpke_original is not None and mod.ChaCha20Poly1305Key is _pyhpke_class
     if enable:
         if not was_on:

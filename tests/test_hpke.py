@@ -267,6 +267,39 @@ def test_pyhpke_interop_and_restore(suite, spy):
     assert hpke.use_with_pyhpke(False) is False
 
 
+def test_pyhpke_switch_from_many_threads(suite):
+    """use_with_pyhpke(True/False) from 8 threads at once (issue 21): the swap
+    is one locked step, so pyhpke's own class is never lost (an unlocked
+    enable racing an enable would record ours as the original)."""
+    import sys
+    import threading
+    import pyhpke.aead_key as mod
+    original = mod.ChaCha20Poly1305Key
+    barrier = threading.Barrier(8)
+    errors = []
+
+    def body(i):
+        try:
+            barrier.wait()
+            for j in range(300):
+                hpke.use_with_pyhpke((i + j) % 3 != 0)
+        except BaseException as exc:
+            errors.append(exc)
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=body, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not errors, errors
+    hpke.use_with_pyhpke(False)
+    assert mod.ChaCha20Poly1305Key is original
+
+
 def test_pyhpke_other_suites_untouched(suite):
     hpke.use_with_pyhpke()
     aes = CipherSuite.new(KEMId.DHKEM_X25519_HKDF_SHA256, KDFId.HKDF_SHA256, AEADId.AES128_GCM)
