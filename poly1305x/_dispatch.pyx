@@ -90,8 +90,10 @@ _lock = threading.RLock()
 def _new_lock_in_child():
     # A child forked while another thread held the lock (inside set_backend)
     # would wait for it forever: that thread does not exist in the child.
+    # Re-entrant like the original: a backend's self-test loads another
+    # backend under it.
     global _lock
-    _lock = threading.Lock()
+    _lock = threading.RLock()
 
 
 if hasattr(os, "register_at_fork"):
