@@ -83,7 +83,7 @@ P1305X_N_INLINE void p1305x_n32_load_blocks2(const uint8_t* m, uint32_t hb, p130
     *l2 = vand_u32(vmovn_u64(vorrq_u64(vshrq_n_u64(w.val[0], 52),
                                        vshlq_n_u64(w.val[1], 12))), mask);
     *l3 = vand_u32(vshrn_n_u64(w.val[1], 14), mask);
-    *l4 = vorr_u32(vshrn_n_u64(w.val[1], 40), vdup_n_u32(hb));
+    *l4 = vorr_u32(vmovn_u64(vshrq_n_u64(w.val[1], 40)), vdup_n_u32(hb));
 }
 
 #else /* ---- not aarch64: plain C on structs (unused unless emulating) ---- */
