@@ -105,11 +105,10 @@ cdef inline void _n2_mulmod(const uint64_t* a, const uint64_t* b, uint64_t* out)
     for i in range(5):
         out[i] = 0
     for i in range(5):
-        for j in range(5):
-            if i + j < 5:
-                out[i + j] += a[i] * b[j]
-            else:
-                out[i + j - 5] += a[i] * (5 * b[j])
+        for j in range(5 - i):
+            out[i + j] += a[i] * b[j]
+        for j in range(5 - i, 5):
+            out[i + j - 5] += a[i] * (5 * b[j])
     _n2_carry_full(out)
 
 
