@@ -1,13 +1,15 @@
 /* Two lanes of radix-2^26 limbs, for the 2-lane Poly1305 of the portable
  * backend on aarch64 (_poly1305_neon.pxi, included by _portable.pyx).
  *
- *   p1305x_n32  two 32-bit lanes (a limb of two numbers, < 2^32)
- *   p1305x_n64  two 64-bit lanes (sums of limb products)
+ *   p1305x_n32   two 32-bit lanes (a limb of two numbers, < 2^32)
+ *   p1305x_n64   two 64-bit lanes (sums of limb products)
+ *   p1305x_n128  four 32-bit multipliers, each used for both lanes (by element)
  *
  * The multiply is 32x32 -> 64 per lane (UMULL / UMLAL on NEON).  Only the
- * handful of operations the kernel needs is here: set, add, x5, multiply(-add),
- * shift/mask by 26, narrow to 32 bits, a horizontal sum, and the load of two
- * consecutive 16-byte blocks as five limbs per lane.
+ * handful of operations the kernel needs is here: set, add, x5, multiply(-add)
+ * lane by lane or by element, shift/mask by 26, narrow to 32 bits, a
+ * horizontal sum, and the load of two consecutive 16-byte blocks as five
+ * limbs per lane.
  *
  * On aarch64 (little-endian) NEON is the baseline ISA: no -m flag and no
  * run-time check, and P1305X_HAVE_NEON_POLY is 1.  Elsewhere
@@ -37,6 +39,13 @@
 
 typedef uint32x2_t p1305x_n32;
 typedef uint64x2_t p1305x_n64;
+typedef uint32x4_t p1305x_n128;  /* four 32-bit multipliers, used by element */
+
+P1305X_N_INLINE p1305x_n128 p1305x_n128_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+    uint32_t t[4];
+    t[0] = a; t[1] = b; t[2] = c; t[3] = d;
+    return vld1q_u32(t);
+}
 
 P1305X_N_INLINE p1305x_n32 p1305x_n32_set(uint32_t lane0, uint32_t lane1) {
     return vset_lane_u32(lane1, vdup_n_u32(lane0), 1);
@@ -46,8 +55,6 @@ P1305X_N_INLINE p1305x_n32 p1305x_n32_set1(uint32_t a) { return vdup_n_u32(a); }
 P1305X_N_INLINE p1305x_n32 p1305x_n32_load(const uint64_t* p) {
     return vreinterpret_u32_u8(vld1_u8((const uint8_t*)p));
 }
-/* Lane 0 in both lanes. */
-P1305X_N_INLINE p1305x_n32 p1305x_n32_dup0(p1305x_n32 a) { return vdup_lane_u32(a, 0); }
 P1305X_N_INLINE p1305x_n32 p1305x_n32_add(p1305x_n32 a, p1305x_n32 b) { return vadd_u32(a, b); }
 P1305X_N_INLINE p1305x_n32 p1305x_n32_times5(p1305x_n32 a) {
     return vadd_u32(a, vshl_n_u32(a, 2));
@@ -56,6 +63,14 @@ P1305X_N_INLINE p1305x_n64 p1305x_n64_mul(p1305x_n32 a, p1305x_n32 b) { return v
 P1305X_N_INLINE p1305x_n64 p1305x_n64_mac(p1305x_n64 acc, p1305x_n32 a, p1305x_n32 b) {
     return vmlal_u32(acc, a, b);
 }
+/* By element: both lanes of a times lane k of the four-lane c (UMULL/UMLAL
+ * by element; macros, since k must be an immediate). */
+#define p1305x_n64_mul_lane0(a, c) vmull_laneq_u32((a), (c), 0)
+#define p1305x_n64_mul_lane1(a, c) vmull_laneq_u32((a), (c), 1)
+#define p1305x_n64_mac_lane0(acc, a, c) vmlal_laneq_u32((acc), (a), (c), 0)
+#define p1305x_n64_mac_lane1(acc, a, c) vmlal_laneq_u32((acc), (a), (c), 1)
+#define p1305x_n64_mac_lane2(acc, a, c) vmlal_laneq_u32((acc), (a), (c), 2)
+#define p1305x_n64_mac_lane3(acc, a, c) vmlal_laneq_u32((acc), (a), (c), 3)
 P1305X_N_INLINE p1305x_n64 p1305x_n64_add(p1305x_n64 a, p1305x_n64 b) { return vaddq_u64(a, b); }
 P1305X_N_INLINE p1305x_n64 p1305x_n64_shr26(p1305x_n64 a) { return vshrq_n_u64(a, 26); }
 P1305X_N_INLINE p1305x_n64 p1305x_n64_mask26(p1305x_n64 a) {
@@ -91,6 +106,11 @@ P1305X_N_INLINE void p1305x_n32_load_blocks2(const uint8_t* m, uint32_t hb, p130
 
 typedef struct { uint32_t v[2]; } p1305x_n32;
 typedef struct { uint64_t v[2]; } p1305x_n64;
+typedef struct { uint32_t v[4]; } p1305x_n128;
+
+P1305X_N_INLINE p1305x_n128 p1305x_n128_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+    p1305x_n128 r; r.v[0] = a; r.v[1] = b; r.v[2] = c; r.v[3] = d; return r;
+}
 
 P1305X_N_INLINE p1305x_n32 p1305x_n32_set(uint32_t lane0, uint32_t lane1) {
     p1305x_n32 r; r.v[0] = lane0; r.v[1] = lane1; return r;
@@ -99,7 +119,6 @@ P1305X_N_INLINE p1305x_n32 p1305x_n32_set1(uint32_t a) { return p1305x_n32_set(a
 P1305X_N_INLINE p1305x_n32 p1305x_n32_load(const uint64_t* p) {
     return p1305x_n32_set((uint32_t)*p, (uint32_t)(*p >> 32));
 }
-P1305X_N_INLINE p1305x_n32 p1305x_n32_dup0(p1305x_n32 a) { return p1305x_n32_set1(a.v[0]); }
 P1305X_N_INLINE p1305x_n32 p1305x_n32_add(p1305x_n32 a, p1305x_n32 b) {
     a.v[0] += b.v[0]; a.v[1] += b.v[1]; return a;
 }
@@ -112,6 +131,19 @@ P1305X_N_INLINE p1305x_n64 p1305x_n64_mac(p1305x_n64 acc, p1305x_n32 a, p1305x_n
 P1305X_N_INLINE p1305x_n64 p1305x_n64_mul(p1305x_n32 a, p1305x_n32 b) {
     p1305x_n64 z; z.v[0] = 0; z.v[1] = 0; return p1305x_n64_mac(z, a, b);
 }
+P1305X_N_INLINE p1305x_n64 p1305x_n64_mac_lane(p1305x_n64 acc, p1305x_n32 a, p1305x_n128 c,
+                                               int k) {
+    acc.v[0] += (uint64_t)a.v[0] * c.v[k]; acc.v[1] += (uint64_t)a.v[1] * c.v[k]; return acc;
+}
+P1305X_N_INLINE p1305x_n64 p1305x_n64_mul_lane(p1305x_n32 a, p1305x_n128 c, int k) {
+    p1305x_n64 z; z.v[0] = 0; z.v[1] = 0; return p1305x_n64_mac_lane(z, a, c, k);
+}
+#define p1305x_n64_mul_lane0(a, c) p1305x_n64_mul_lane((a), (c), 0)
+#define p1305x_n64_mul_lane1(a, c) p1305x_n64_mul_lane((a), (c), 1)
+#define p1305x_n64_mac_lane0(acc, a, c) p1305x_n64_mac_lane((acc), (a), (c), 0)
+#define p1305x_n64_mac_lane1(acc, a, c) p1305x_n64_mac_lane((acc), (a), (c), 1)
+#define p1305x_n64_mac_lane2(acc, a, c) p1305x_n64_mac_lane((acc), (a), (c), 2)
+#define p1305x_n64_mac_lane3(acc, a, c) p1305x_n64_mac_lane((acc), (a), (c), 3)
 P1305X_N_INLINE p1305x_n64 p1305x_n64_add(p1305x_n64 a, p1305x_n64 b) {
     a.v[0] += b.v[0]; a.v[1] += b.v[1]; return a;
 }

@@ -30,7 +30,12 @@
 #     st.powers[88 + i] = limb i of r^2 | limb i of r^1 << 32    (i = 0..4)
 #     st.powers[93 + i] = limb i of r^4 | limb i of r^3 << 32
 # each limb < 2^26 + 2, flagged by bit 2 of st.powers_ready.  Words 0..87 and
-# bits 0, 1 belong to the x86 kernels, so no state mixes layouts.
+# bits 0, 1 belong to the x86 kernels, so no state mixes layouts.  The steady
+# loop multiplies both lanes by the same power, so it takes its multipliers
+# by element (UMLAL Vd.2D, Vn.2S, Vm.S[k]) from five four-lane registers
+# [r^2, r^4, 5 r^2, 5 r^4] (one per limb): that leaves enough of the 32
+# vector registers for h, the products and two pairs of blocks (the loop has
+# no spills: 120 instructions per 4 blocks with GCC 12 -O3).
 #
 # Everything is branch-free on key, message and accumulator values: the only
 # branches are on lengths and on powers_ready.
@@ -40,12 +45,14 @@ cdef extern from "_neon.h" nogil:
         pass
     ctypedef struct p1305x_n64:
         pass
+    ctypedef struct p1305x_n128:
+        pass
     int P1305X_HAVE_NEON_POLY
     int P1305X_USE_LANES2
     const char* P1305X_POLY_KIND
     p1305x_n32 p1305x_n32_set(uint32_t lane0, uint32_t lane1)
     p1305x_n32 p1305x_n32_load(const uint64_t* p)
-    p1305x_n32 p1305x_n32_dup0(p1305x_n32 a)
+    p1305x_n128 p1305x_n128_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
     p1305x_n32 p1305x_n32_add(p1305x_n32 a, p1305x_n32 b)
     p1305x_n32 p1305x_n32_times5(p1305x_n32 a)
     p1305x_n32 p1305x_n32_narrow(p1305x_n64 a)
@@ -55,6 +62,12 @@ cdef extern from "_neon.h" nogil:
                                  p1305x_n32* l4)
     p1305x_n64 p1305x_n64_mul(p1305x_n32 a, p1305x_n32 b)
     p1305x_n64 p1305x_n64_mac(p1305x_n64 acc, p1305x_n32 a, p1305x_n32 b)
+    p1305x_n64 p1305x_n64_mul_lane0(p1305x_n32 a, p1305x_n128 c)
+    p1305x_n64 p1305x_n64_mul_lane1(p1305x_n32 a, p1305x_n128 c)
+    p1305x_n64 p1305x_n64_mac_lane0(p1305x_n64 acc, p1305x_n32 a, p1305x_n128 c)
+    p1305x_n64 p1305x_n64_mac_lane1(p1305x_n64 acc, p1305x_n32 a, p1305x_n128 c)
+    p1305x_n64 p1305x_n64_mac_lane2(p1305x_n64 acc, p1305x_n32 a, p1305x_n128 c)
+    p1305x_n64 p1305x_n64_mac_lane3(p1305x_n64 acc, p1305x_n32 a, p1305x_n128 c)
     p1305x_n64 p1305x_n64_add(p1305x_n64 a, p1305x_n64 b)
     p1305x_n64 p1305x_n64_shr26(p1305x_n64 a)
     p1305x_n64 p1305x_n64_mask26(p1305x_n64 a)
@@ -167,6 +180,63 @@ cdef inline void _n2_mac(p1305x_n64* d0, p1305x_n64* d1, p1305x_n64* d2, p1305x_
     d4[0] = p1305x_n64_mac(d4[0], t4, r0)
 
 
+cdef inline p1305x_n64 _n2_emac(p1305x_n64 acc, p1305x_n32 a, p1305x_n128 c,
+                               int k) noexcept nogil:
+    """acc + a * (lane k of c), k a constant after inlining."""
+    if k == 0:
+        return p1305x_n64_mac_lane0(acc, a, c)
+    if k == 1:
+        return p1305x_n64_mac_lane1(acc, a, c)
+    if k == 2:
+        return p1305x_n64_mac_lane2(acc, a, c)
+    return p1305x_n64_mac_lane3(acc, a, c)
+
+
+cdef inline p1305x_n64 _n2_emul(p1305x_n32 a, p1305x_n128 c, int k) noexcept nogil:
+    """a * (lane k of c), k 0 or 1."""
+    if k == 0:
+        return p1305x_n64_mul_lane0(a, c)
+    return p1305x_n64_mul_lane1(a, c)
+
+
+cdef inline void _n2_mac_elem(p1305x_n64* d0, p1305x_n64* d1, p1305x_n64* d2,
+                              p1305x_n64* d3, p1305x_n64* d4,
+                              p1305x_n32 t0, p1305x_n32 t1, p1305x_n32 t2, p1305x_n32 t3,
+                              p1305x_n32 t4,
+                              p1305x_n128 c0, p1305x_n128 c1, p1305x_n128 c2, p1305x_n128 c3,
+                              p1305x_n128 c4, int k, bint first) noexcept nogil:
+    """_n2_mac with one multiplier for both lanes: r_j is lane k of c_j and
+    s_j = 5 r_j lane k + 2 (k = 0 or 1, a constant after inlining), so the
+    ten limbs of r and 5r of two powers sit in five registers."""
+    cdef int s = k + 2
+    if first:
+        d0[0] = _n2_emul(t0, c0, k); d1[0] = _n2_emul(t0, c1, k)
+        d2[0] = _n2_emul(t0, c2, k); d3[0] = _n2_emul(t0, c3, k)
+        d4[0] = _n2_emul(t0, c4, k)
+    else:
+        d0[0] = _n2_emac(d0[0], t0, c0, k); d1[0] = _n2_emac(d1[0], t0, c1, k)
+        d2[0] = _n2_emac(d2[0], t0, c2, k); d3[0] = _n2_emac(d3[0], t0, c3, k)
+        d4[0] = _n2_emac(d4[0], t0, c4, k)
+    d0[0] = _n2_emac(d0[0], t1, c4, s); d1[0] = _n2_emac(d1[0], t1, c0, k)
+    d2[0] = _n2_emac(d2[0], t1, c1, k); d3[0] = _n2_emac(d3[0], t1, c2, k)
+    d4[0] = _n2_emac(d4[0], t1, c3, k)
+    d0[0] = _n2_emac(d0[0], t2, c3, s); d1[0] = _n2_emac(d1[0], t2, c4, s)
+    d2[0] = _n2_emac(d2[0], t2, c0, k); d3[0] = _n2_emac(d3[0], t2, c1, k)
+    d4[0] = _n2_emac(d4[0], t2, c2, k)
+    d0[0] = _n2_emac(d0[0], t3, c2, s); d1[0] = _n2_emac(d1[0], t3, c3, s)
+    d2[0] = _n2_emac(d2[0], t3, c4, s); d3[0] = _n2_emac(d3[0], t3, c0, k)
+    d4[0] = _n2_emac(d4[0], t3, c1, k)
+    d0[0] = _n2_emac(d0[0], t4, c1, s); d1[0] = _n2_emac(d1[0], t4, c2, s)
+    d2[0] = _n2_emac(d2[0], t4, c3, s); d3[0] = _n2_emac(d3[0], t4, c4, s)
+    d4[0] = _n2_emac(d4[0], t4, c0, k)
+
+
+cdef inline p1305x_n128 _n2_steady(const uint64_t* pw, int i) noexcept nogil:
+    """[r^2, r^4, 5 r^2, 5 r^4] limb i (limbs < 2^26 + 2, 5x < 2^28.4)."""
+    cdef uint32_t a = <uint32_t>pw[i], b = <uint32_t>pw[5 + i]
+    return p1305x_n128_set(a, b, 5 * a, 5 * b)
+
+
 cdef inline void _n2_carry(p1305x_n32* h0, p1305x_n32* h1, p1305x_n32* h2, p1305x_n32* h3,
                            p1305x_n32* h4, p1305x_n64 d0, p1305x_n64 d1, p1305x_n64 d2,
                            p1305x_n64 d3, p1305x_n64 d4) noexcept nogil:
@@ -207,6 +277,7 @@ cdef void poly1305_blocks_lanes2(poly1305_state* st, const uint8_t* m,
     cdef p1305x_n64 d0, d1, d2, d3, d4                 # products
     cdef p1305x_n32 u0, u1, u2, u3, u4, v1, v2, v3, v4     # r^4-type limbs and 5x
     cdef p1305x_n32 w0, w1, w2, w3, w4, x1, x2, x3, x4     # r^2-type limbs and 5x
+    cdef p1305x_n128 c0, c1, c2, c3, c4                     # steady state: r^2, r^4 (and 5x)
 
     if hibit == 0 or nblocks < P1305X_N2_MIN_BLOCKS:
         poly1305_blocks_portable(st, m, nblocks, hibit)
@@ -222,6 +293,27 @@ cdef void poly1305_blocks_lanes2(poly1305_state* st, const uint8_t* m,
     h2 = p1305x_n32_set(<uint32_t>l[2], 0); h3 = p1305x_n32_set(<uint32_t>l[3], 0)
     h4 = p1305x_n32_set(<uint32_t>l[4], 0)
 
+    rem = npair
+    if rem > 4:
+        c0 = _n2_steady(pw, 0); c1 = _n2_steady(pw, 1); c2 = _n2_steady(pw, 2)
+        c3 = _n2_steady(pw, 3); c4 = _n2_steady(pw, 4)
+        while rem > 4:
+            # d = b * r^2 + (H + a) * r^4, r^2 and r^4 by element (k = 0, 1).
+            # a, b: limbs < 2^26, limb 4 < 2^25; H + a < 2^26 + 2^10 + 2^26 <
+            # 2^27.01 (first step: limb 4 < 2^27 + 2^25 < 2^27.33).  Products <
+            # 2^27.33 * 2^28.4 = 2^55.7, ten of them < 2^59.
+            p1305x_n32_load_blocks2(m + 32, hb, &b0, &b1, &b2, &b3, &b4)
+            _n2_mac_elem(&d0, &d1, &d2, &d3, &d4, b0, b1, b2, b3, b4,
+                         c0, c1, c2, c3, c4, 0, True)
+            p1305x_n32_load_blocks2(m, hb, &a0, &a1, &a2, &a3, &a4)
+            _n2_mac_elem(&d0, &d1, &d2, &d3, &d4,
+                         p1305x_n32_add(h0, a0), p1305x_n32_add(h1, a1),
+                         p1305x_n32_add(h2, a2), p1305x_n32_add(h3, a3),
+                         p1305x_n32_add(h4, a4), c0, c1, c2, c3, c4, 1, False)
+            _n2_carry(&h0, &h1, &h2, &h3, &h4, d0, d1, d2, d3, d4)
+            m += 64
+            rem -= 4
+
     # the last step's multipliers: w = [r^2, r^1], u = [r^4, r^3]; limbs
     # < 2^26 + 2, 5x < 2^28.4
     w0 = p1305x_n32_load(pw + 0); w1 = p1305x_n32_load(pw + 1)
@@ -230,41 +322,6 @@ cdef void poly1305_blocks_lanes2(poly1305_state* st, const uint8_t* m,
     u0 = p1305x_n32_load(pw + 5); u1 = p1305x_n32_load(pw + 6)
     u2 = p1305x_n32_load(pw + 7); u3 = p1305x_n32_load(pw + 8)
     u4 = p1305x_n32_load(pw + 9)
-
-    rem = npair
-    if rem > 4:
-        # steady state: r^2 and r^4 in both lanes (lane 0 of w, u)
-        w0 = p1305x_n32_dup0(w0); w1 = p1305x_n32_dup0(w1); w2 = p1305x_n32_dup0(w2)
-        w3 = p1305x_n32_dup0(w3); w4 = p1305x_n32_dup0(w4)
-        u0 = p1305x_n32_dup0(u0); u1 = p1305x_n32_dup0(u1); u2 = p1305x_n32_dup0(u2)
-        u3 = p1305x_n32_dup0(u3); u4 = p1305x_n32_dup0(u4)
-        x1 = p1305x_n32_times5(w1); x2 = p1305x_n32_times5(w2)
-        x3 = p1305x_n32_times5(w3); x4 = p1305x_n32_times5(w4)
-        v1 = p1305x_n32_times5(u1); v2 = p1305x_n32_times5(u2)
-        v3 = p1305x_n32_times5(u3); v4 = p1305x_n32_times5(u4)
-        while rem > 4:
-            # d = b * r^2 + (H + a) * r^4.  a, b: limbs < 2^26, limb 4 < 2^25;
-            # H + a < 2^26 + 2^10 + 2^26 < 2^27.01 (first step: limb 4 < 2^27 +
-            # 2^25 < 2^27.33).  Products < 2^27.33 * 2^28.4 = 2^55.7, ten of
-            # them < 2^59.
-            p1305x_n32_load_blocks2(m + 32, hb, &b0, &b1, &b2, &b3, &b4)
-            _n2_mac(&d0, &d1, &d2, &d3, &d4, b0, b1, b2, b3, b4,
-                    w0, w1, w2, w3, w4, x1, x2, x3, x4, True)
-            p1305x_n32_load_blocks2(m, hb, &a0, &a1, &a2, &a3, &a4)
-            _n2_mac(&d0, &d1, &d2, &d3, &d4,
-                    p1305x_n32_add(h0, a0), p1305x_n32_add(h1, a1), p1305x_n32_add(h2, a2),
-                    p1305x_n32_add(h3, a3), p1305x_n32_add(h4, a4),
-                    u0, u1, u2, u3, u4, v1, v2, v3, v4, False)
-            _n2_carry(&h0, &h1, &h2, &h3, &h4, d0, d1, d2, d3, d4)
-            m += 64
-            rem -= 4
-        # back to the last step's multipliers
-        w0 = p1305x_n32_load(pw + 0); w1 = p1305x_n32_load(pw + 1)
-        w2 = p1305x_n32_load(pw + 2); w3 = p1305x_n32_load(pw + 3)
-        w4 = p1305x_n32_load(pw + 4)
-        u0 = p1305x_n32_load(pw + 5); u1 = p1305x_n32_load(pw + 6)
-        u2 = p1305x_n32_load(pw + 7); u3 = p1305x_n32_load(pw + 8)
-        u4 = p1305x_n32_load(pw + 9)
 
     # Last step (rem is 4 or 2): lane j multiplies by r^(rem-j) for its block
     # of pair a and r^(2-j) for its block of pair b.  Same bounds as above.
