@@ -188,8 +188,9 @@ fi
 
 "$VENV/bin/python" -m pytest -q -p no:cacheprovider -o addopts="" \
     --junitxml="$work/junit.xml" "${TESTS[@]}" >>"$LOG" 2>&1 || true
-# tests, failures + errors + skips (a skip is not a pass: it counts as failed)
-counts=$("$HOSTPY" - "$work/junit.xml" <<'EOF' 2>>"$LOG" || echo "0 1"
+# tests, failures + errors + skips (a skip is not a pass: it counts as failed);
+# no report at all (pytest could not start) counts as one failed test
+counts=$("$HOSTPY" - "$work/junit.xml" <<'EOF' 2>>"$LOG" || echo "1 1"
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 suites = [root] if root.tag == "testsuite" else list(root)
