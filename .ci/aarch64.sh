@@ -3,7 +3,8 @@
 # then run it under qemu-user: `python -m poly1305x selftest` and the Poly1305,
 # ChaCha20 and ChaCha20-Poly1305 known-answer and differential tests (RFC 8439,
 # the XChaCha draft, Wycheproof, the big-integer reference, pycryptodome and
-# cryptography), on every backend the aarch64 build has.
+# cryptography), on every backend the aarch64 build has; it also checks that
+# the build's portable Poly1305 is the NEON kernel (POLY_KIND).
 #
 # Prints one line of its own on stdout, `aarch64: N passed, N failed` (each
 # self-test backend line counts as one test), and exits non-zero unless N
@@ -38,7 +39,7 @@ VENV=$CACHE/venv-$PYV
 # The tests that run under emulation (a few minutes in all).
 TESTS=(tests/test_poly1305.py tests/test_chacha20.py tests/test_aead.py
        tests/test_chacha20_multiblock.py tests/test_chacha20_kernels.py
-       tests/test_poly1305_kernels.py)
+       tests/test_poly1305_kernels.py tests/test_poly1305_neon.py)
 # Their third-party imports (aarch64 or pure-Python wheels from PyPI).
 REQS=("pytest>=7" "hypothesis>=6" "cryptography>=47" "pycryptodome>=3.20" "numpy")
 
@@ -173,11 +174,13 @@ cat "$work/selftest.out" >>"$LOG"
 passed=$((passed + $(grep -c '^PASS' "$work/selftest.out" || true)))
 failed=$((failed + $(grep -c '^FAIL' "$work/selftest.out" || true)))
 grep -q '^PASS' "$work/selftest.out" || failed=$((failed + 1))
-# What the wheel is: the portable modules, ChaCha20 on NEON (generic vectors).
+# What the wheel is: the portable modules, ChaCha20 on NEON (generic vectors)
+# and the portable backend's Poly1305 on NEON (two lanes of 26-bit limbs).
 if "$VENV/bin/python" -c "import poly1305x, poly1305x._kernels._portable as p
 assert p.VEC_KIND == 'gnu-vector', p.VEC_KIND
+assert p.POLY_KIND == 'neon-2x26' and p.HAVE_NEON_POLY, p.POLY_KIND
 assert poly1305x.backends() == ['portable', 'portable26', 'scalar'], poly1305x.backends()
-print('aarch64 build:', p.VEC_KIND, poly1305x.backends())" >>"$LOG" 2>&1; then
+print('aarch64 build:', p.VEC_KIND, p.POLY_KIND, poly1305x.backends())" >>"$LOG" 2>&1; then
     passed=$((passed + 1))
 else
     failed=$((failed + 1))
@@ -185,8 +188,9 @@ fi
 
 "$VENV/bin/python" -m pytest -q -p no:cacheprovider -o addopts="" \
     --junitxml="$work/junit.xml" "${TESTS[@]}" >>"$LOG" 2>&1 || true
-# tests, failures + errors + skips (a skip is not a pass: it counts as failed)
-counts=$("$HOSTPY" - "$work/junit.xml" <<'EOF' 2>>"$LOG" || echo "0 1"
+# tests, failures + errors + skips (a skip is not a pass: it counts as failed);
+# no report at all (pytest could not start) counts as one failed test
+counts=$("$HOSTPY" - "$work/junit.xml" <<'EOF' 2>>"$LOG" || echo "1 1"
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 suites = [root] if root.tag == "testsuite" else list(root)

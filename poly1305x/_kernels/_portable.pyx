@@ -1,7 +1,9 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Portable kernels: scalar Poly1305 (base 2^64, and 26-bit limbs for targets
-without a 64x64->128 multiply) and scalar ChaCha20.  Built with no ISA flags,
-so this module is safe to import on any CPU."""
+without a 64x64->128 multiply), a 2-lane Poly1305 on NEON (aarch64 only), and
+ChaCha20 one block at a time or four/eight blocks on compiler vectors.  Built
+with no ISA flags (only the target's baseline ISA), so this module is safe to
+import on any CPU."""
 from cpython.pycapsule cimport PyCapsule_New
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
@@ -98,6 +100,9 @@ cdef void poly1305_blocks_portable(poly1305_state* st, const uint8_t* m,
     st.h[0] = h0
     st.h[1] = h1
     st.h[2] = h2
+
+
+include "_poly1305_neon.pxi"
 
 
 # ---------------------------------------------------------------------------
@@ -433,12 +438,17 @@ cdef void chacha20_xor_scalar4(uint32_t* state16, const uint8_t* src, uint8_t* d
 # ---------------------------------------------------------------------------
 # Backend tables
 # ---------------------------------------------------------------------------
-# portable: what a CPU without our x86 SIMD modules gets.  portable26: the same
-# with the 26-bit Poly1305 (compilers without a 64x64->128 multiply).  scalar:
-# no vector code at all (ChaCha20 in scalar lanes, as MSVC builds it).
+# portable: what a CPU without our x86 SIMD modules gets; its Poly1305 is the
+# 2-lane NEON kernel on aarch64 and the scalar base-2^64 loop elsewhere.
+# portable26: the same ChaCha20 with the 26-bit Poly1305 (compilers without a
+# 64x64->128 multiply).  scalar: no vector code at all (ChaCha20 in scalar
+# lanes, as MSVC builds it; the scalar base-2^64 Poly1305 everywhere).
 cdef kernel_table TABLE_PORTABLE
 TABLE_PORTABLE.name = b"portable"
-TABLE_PORTABLE.poly1305_blocks = poly1305_blocks_portable
+if P1305X_USE_LANES2:
+    TABLE_PORTABLE.poly1305_blocks = poly1305_blocks_lanes2
+else:
+    TABLE_PORTABLE.poly1305_blocks = poly1305_blocks_portable
 TABLE_PORTABLE.chacha20_xor = chacha20_xor_vec4
 
 cdef kernel_table TABLE_PORTABLE26
@@ -458,6 +468,12 @@ HAVE_VEC = bool(P1305X_HAVE_VEC)
 #: How: "gnu-vector" (GCC/Clang generic vectors), "sse2-intrinsics" (MSVC x64)
 #: or "scalar-lanes" (no vector code).
 VEC_KIND = P1305X_VEC_KIND.decode()
+#: True on aarch64 builds, whose ``portable`` Poly1305 is the 2-lane NEON kernel.
+HAVE_NEON_POLY = bool(P1305X_HAVE_NEON_POLY)
+#: The ``portable`` backend's Poly1305: "neon-2x26" (two NEON lanes of 26-bit
+#: limbs, aarch64) or "scalar-64" (the scalar base-2^64 loop, everywhere else);
+#: "lanes2-emulated" only in development builds with POLY1305X_LANES2_EMULATE.
+POLY_KIND = P1305X_POLY_KIND.decode()
 
 
 def kernel_tables():
