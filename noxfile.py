@@ -2,8 +2,8 @@
 the wheel, the stubs, old CPUs.
 
     python -m pip install nox
-    nox                      # tests-3.9 .. tests-3.15, nosimd, noint128, wheel, stubtest
-    nox -s tests             # the Python matrix only (or tests-3.9, tests-3.13, ...)
+    nox                      # tests-3.11 .. tests-3.15, nosimd, noint128, wheel, stubtest
+    nox -s tests             # the Python matrix only (or tests-3.11, tests-3.13, ...)
     nox -s oldcpu            # import, self-test and kernel tests under qemu-x86_64
     nox -s freethreaded      # the suite on a free-threaded CPython with PYTHON_GIL=0
                              # (POLY1305X_FT_PYTHON=/path/python3.14t, else .ci/build-freethreaded.sh)
@@ -19,9 +19,9 @@ unless the poly1305x the tests import is the virtualenv's.
 Interpreters: the pyenv CPythons (~/.pyenv/versions/3.X.*, newest patch of
 each) are put on PATH first; a `python3.X` already on PATH works too.  A
 missing interpreter is an error under CI (nox's default when CI is set) and a
-skip otherwise (this machine's pyenv has 3.9-3.13; 3.14 and 3.15 come from
+skip otherwise (this machine's pyenv has 3.11-3.13; 3.14 and 3.15 come from
 elsewhere).
-Extra pytest arguments: `nox -s tests-3.9 -- -x -k aead` (then give the test
+Extra pytest arguments: `nox -s tests-3.11 -- -x -k aead` (then give the test
 paths too, e.g. `-- /path/to/tests -x`).
 """
 import functools
@@ -39,9 +39,8 @@ from nox.command import CommandFailed
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.join(ROOT, "tests")
-# 3.9 and 3.10 are end-of-life but kept: no dependency forces them out (the
-# build and test requirements all still install there).
-PYTHONS = ["3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15"]
+# 3.9 and 3.10 are end-of-life and no longer supported (docs/platforms.md).
+PYTHONS = ["3.11", "3.12", "3.13", "3.14", "3.15"]
 DEV_PYTHON = "3.11"
 
 nox.options.sessions = ["tests", "nosimd", "noint128", "wheel", "stubtest"]

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The oldest and newest supported CPython that this machine has, every CI run
-# (the full 3.9..3.15 matrix is `nox -s tests`, see noxfile.py; the free-
+# (the full 3.11..3.15 matrix is `nox -s tests`, see noxfile.py; the free-
 # threaded build is .ci/freethreaded.sh).
 #
 #   bash .ci/matrix.sh            # 3.11 and 3.13
-#   bash .ci/matrix.sh 3.10 3.12  # any others
+#   bash .ci/matrix.sh 3.12       # any others
 #
 # For each version: a fresh virtualenv (.venv-ci-3.X), poly1305x installed
 # NON-editable from an sdist of this tree, with the test extra (an editable

@@ -177,3 +177,29 @@ class CryptoProvider:
         enc, ctx = hpke.setup.setup_base_sender(hpke._deserialize_public_key(public_key), info)
         ct = ctx.seal(aad, ptxt)
         return enc, ct, ctx.export(export_label, export_length)
+
+
+# The rest of rfc9420's CryptoProviderProtocol, as plain methods that call the
+# base provider: Python 3.12+ checks a runtime-checkable protocol with static
+# attribute lookup, which __getattr__ does not answer, so without these
+# isinstance(provider, CryptoProviderProtocol) would be False there.
+_DELEGATED = (
+    "aead_key_size", "aead_nonce_size", "derive_key_pair", "derive_secret",
+    "expand_with_label", "generate_key_pair", "hash", "hmac_sign", "hmac_verify",
+    "hpke_export_secret", "kdf_expand", "kdf_extract", "kdf_hash_len", "kem_pk_size",
+    "kem_sk_ikm_min_size", "sign", "sign_with_label", "verify", "verify_with_label",
+)
+
+
+def _delegate(name):
+    def method(self, *args, **kwargs):
+        return getattr(self._base, name)(*args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"The base provider's ``{name}``."
+    return method
+
+
+for _name in _DELEGATED:
+    if _name not in CryptoProvider.__dict__:
+        setattr(CryptoProvider, _name, _delegate(_name))
+del _name

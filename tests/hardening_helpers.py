@@ -123,9 +123,11 @@ def random_size(rng):
 def run_python(code, timeout=120, env=None):
     """Run code in a fresh interpreter (crash reproducers: a crash is a failed
     test, not a dead test run).  Returns the CompletedProcess; the code sees
-    this tree's poly1305x and the tests directory."""
+    the poly1305x this process imported (the tree's, or an installed one) and
+    the tests directory."""
+    import poly1305x
     here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(here)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(poly1305x.__file__)))
     path = os.pathsep.join([root, here, os.environ.get("PYTHONPATH", "")])
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
                           text=True, timeout=timeout,

@@ -130,11 +130,6 @@ REQUIRES = {
     "poly1305x.mls": {"modules": ["rfc9420"], "commands": []},
 }
 
-#: Optional modules that no release of supports an older Python, with the
-#: oldest Python they import on: the test extra leaves them out there, and the
-#: blocks that import them are left out of a page's run (the others still run).
-NEEDS_PYTHON = {"rfc9420": (3, 10)}
-
 #: Modules whose docstring examples are shown by docs/api.rst.
 DOCTEST_MODULES = [
     "poly1305x", "poly1305x.Poly1305", "poly1305x.ChaCha20", "poly1305x.ChaCha20_Poly1305",
@@ -248,13 +243,7 @@ def run_blocks(name, label, blocks, tmp_path):
     """Run blocks (dicts with line and source) in order in a subprocess, with
     PRELUDE[name] and after checking REQUIRES[name]."""
     req = REQUIRES.get(name, {"modules": [], "commands": []})
-    too_new = [m for m, v in NEEDS_PYTHON.items() if sys.version_info < v]
-    if too_new:
-        imports = re.compile(rf"^\s*(?:import|from)\s+(?:{'|'.join(too_new)})\b", re.M)
-        blocks = [b for b in blocks if not imports.search(b["source"])]
     for mod in req["modules"]:
-        if mod in too_new:
-            continue
         try:
             importlib.import_module(mod)
         except ImportError:

@@ -11,18 +11,11 @@ HPKE) is poly1305x.
 """
 import json
 import os
-import sys
 
 import pytest
 
 import poly1305x
 from poly1305x import mls
-
-if sys.version_info < (3, 10):
-    # Not a missing test dependency: no rfc9420 release imports on 3.9 (its
-    # dataclasses evaluate `bytes | None` at class creation), so pyproject's
-    # test extra installs it on 3.10+ only.
-    pytest.skip("rfc9420 needs Python 3.10+", allow_module_level=True)
 
 from rfc9420 import GroupConfig, MemoryStorageProvider
 from rfc9420.api.session import MLSGroupSession
