@@ -33,3 +33,12 @@ def run_threads(target, n):
         t.start()
     for t in threads:
         t.join()
+
+
+def ssh_keygen(*args):
+    """Run OpenSSH's ssh-keygen with args; a failure fails the test (with its
+    stderr).  Returns the CompletedProcess."""
+    import subprocess
+    r = subprocess.run(["ssh-keygen", *args], capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return r

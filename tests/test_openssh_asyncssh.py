@@ -25,6 +25,7 @@ from sshd import openssh_sshd  # noqa: F401  (fixture)
 
 import asyncssh  # noqa: E402
 import asyncssh.encryption as enc  # noqa: E402
+from _helpers import ssh_keygen  # noqa: E402
 
 CHACHA = "chacha20-poly1305@openssh.com"
 NAME = CHACHA.encode()
@@ -55,17 +56,11 @@ def poly(monkeypatch):
         openssh.use_with_asyncssh(was)
 
 
-def keygen(*args):
-    r = subprocess.run(["ssh-keygen", *args], capture_output=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    return r
-
-
 @pytest.fixture(scope="module")
 def client_key(tmp_path_factory):
     """An ed25519 key that ssh-keygen encrypted with chacha20-poly1305."""
     path = tmp_path_factory.mktemp("ck") / "id_ed25519"
-    keygen("-q", "-t", "ed25519", "-Z", CHACHA, "-a", "2", "-N", "client pass", "-C", "client",
+    ssh_keygen("-q", "-t", "ed25519", "-Z", CHACHA, "-a", "2", "-N", "client pass", "-C", "client",
            "-f", str(path))
     return path
 
@@ -154,7 +149,7 @@ def test_key_files_through_poly1305x(poly, client_key, tmp_path):
     out.write_bytes(key.export_private_key("openssh", "new pass", cipher_name=CHACHA,
                                            rounds=2))
     out.chmod(0o600)
-    r = keygen("-y", "-P", "new pass", "-f", str(out))
+    r = ssh_keygen("-y", "-P", "new pass", "-f", str(out))
     assert r.stdout.split()[:2] == (client_key.with_suffix(".pub")).read_bytes().split()[:2]
     assert openssh.load_private_key(out.read_bytes(), "new pass") == \
         openssh.load_private_key(data, "client pass")

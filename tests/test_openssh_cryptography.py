@@ -10,6 +10,7 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 
 from poly1305x import openssh
+from _helpers import ssh_keygen
 
 CHACHA = "chacha20-poly1305@openssh.com"
 CIPHERS = [c for c in openssh.CIPHERS if c != "none"]
@@ -27,12 +28,6 @@ PASSWORD = b"s3cret p\xc3\xa4ss"
 pytestmark = pytest.mark.filterwarnings("ignore::cryptography.utils.CryptographyDeprecationWarning")
 
 
-def keygen(*args):
-    r = subprocess.run(["ssh-keygen", *args], capture_output=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    return r
-
-
 @pytest.fixture(scope="module")
 def keys(tmp_path_factory):
     """{type: (unencrypted PEM, {cipher: PEM re-encrypted by ssh-keygen -p -Z})}"""
@@ -40,14 +35,14 @@ def keys(tmp_path_factory):
     out = {}
     for name, targs in TYPES.items():
         base = root / name
-        keygen("-q", *targs, "-N", "", "-C", f"{name} key", "-f", str(base))
+        ssh_keygen("-q", *targs, "-N", "", "-C", f"{name} key", "-f", str(base))
         plain = base.read_bytes()
         enc = {}
         for cipher in CIPHERS:
             path = root / f"{name}-{cipher}"
             path.write_bytes(plain)
             path.chmod(0o600)
-            keygen("-q", "-p", "-P", "", "-N", PASSWORD.decode(), "-Z", cipher, "-a", "1",
+            ssh_keygen("-q", "-p", "-P", "", "-N", PASSWORD.decode(), "-Z", cipher, "-a", "1",
                    "-f", str(path))
             enc[cipher] = path.read_bytes()
         out[name] = plain, enc
