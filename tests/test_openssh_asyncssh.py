@@ -21,6 +21,7 @@ import subprocess
 import pytest
 
 from poly1305x import openssh
+from ssh_peers import poly, rekeys  # noqa: F401  (poly: a fixture)
 from sshd import openssh_sshd  # noqa: F401  (fixture)
 
 import asyncssh  # noqa: E402
@@ -32,28 +33,6 @@ NAME = CHACHA.encode()
 TIMEOUT = 120
 
 pytestmark = pytest.mark.filterwarnings("ignore:Warning. bcrypt.kdf.. called with only")
-
-
-@pytest.fixture
-def poly(monkeypatch):
-    """use_with_asyncssh() for one test, with a count of the Encryption
-    objects made (two per key exchange and side), undone afterwards."""
-    was = openssh.use_with_asyncssh()
-    cls = enc._enc_params[NAME][0]
-    made = []
-    real_new = cls.new.__func__
-
-    def counting_new(klass, *args, **kw):
-        obj = real_new(klass, *args, **kw)
-        made.append(obj)
-        return obj
-
-    monkeypatch.setattr(cls, "new", classmethod(counting_new))
-    try:
-        yield made
-    finally:
-        monkeypatch.undo()
-        openssh.use_with_asyncssh(was)
 
 
 @pytest.fixture(scope="module")
@@ -185,11 +164,6 @@ async def asyncssh_server(client_key, **kw):
                                      authorized_client_keys=authorized, encoding=None,
                                      encryption_algs=[CHACHA], **kw)
     return key, listener
-
-
-def rekeys(made, sides=1):
-    """Key exchanges after the first, from the Encryption objects made."""
-    return len(made) // (2 * sides) - 1
 
 
 def test_asyncssh_client_to_openssh_sshd(poly, openssh_sshd, client_key, tmp_path):

@@ -19,6 +19,7 @@ from paramiko.ssh_exception import PasswordRequiredException, SSHException
 from poly1305x import openssh
 from poly1305x.openssh import _paramiko
 from poly1305x._ssh import PacketCipher
+from ssh_peers import FlipProxy, Server, enabled, listen, serve  # noqa: F401 (fixture)
 from sshd import CHACHA, Sshd, keygen
 
 SSH = shutil.which("ssh") or "/usr/bin/ssh"
@@ -32,14 +33,6 @@ def _originals():
             paramiko.transport.Packetizer, PKey.__dict__["_read_private_key"],
             PKey.__dict__["from_path"],
             paramiko.ed25519key.Ed25519Key.__dict__["_parse_signing_key_data"])
-
-
-@pytest.fixture
-def enabled():
-    before = openssh.use_with_paramiko()
-    assert before is False
-    yield
-    assert openssh.use_with_paramiko(False) is True
 
 
 @pytest.fixture(scope="module")
@@ -171,68 +164,14 @@ def test_own_packetizer_class_gets_a_clear_error(enabled, sshd, keys):
 
 # --- OpenSSH ssh client -> paramiko server ------------------------------------
 
-class _Server(paramiko.ServerInterface):
-    def __init__(self, authorized):
-        self.authorized = authorized
-        self.command = None
-        self.ready = threading.Event()
-
-    def get_allowed_auths(self, username):
-        return "publickey"
-
-    def check_auth_publickey(self, username, key):
-        ok = (key.get_name(), key.get_base64()) == tuple(self.authorized.split()[:2])
-        return paramiko.AUTH_SUCCESSFUL if ok else paramiko.AUTH_FAILED
-
-    def check_channel_request(self, kind, chanid):
-        return paramiko.OPEN_SUCCEEDED if kind == "session" else \
-            paramiko.OPEN_FAILED_ADMINISTRATIVELY_PROHIBITED
-
-    def check_channel_exec_request(self, channel, command):
-        self.command = command
-        self.ready.set()
-        return True
-
-
-def _serve_one(listener, host_key, iface, result):
-    conn, _ = listener.accept()
-    t = paramiko.Transport(conn)
-    result["transport"] = t
-    try:
-        t.add_server_key(host_key)
-        t.packetizer.REKEY_BYTES = MiB      # the server re-keys too
-        t.start_server(server=iface)
-        ch = t.accept(30)
-        iface.ready.wait(30)
-        # "cat": everything back; "sha256": the digest of what came in
-        h = hashlib.sha256()
-        while True:
-            chunk = ch.recv(65536)
-            if not chunk:
-                break
-            h.update(chunk)
-            if iface.command == b"cat":
-                ch.sendall(chunk)
-        if iface.command == b"sha256":
-            ch.sendall(h.hexdigest().encode() + b"\n")
-        ch.send_exit_status(0)
-        ch.close()
-        result["ok"] = True
-    except Exception as exc:  # reported by the test
-        result["error"] = exc
-
-
 @pytest.mark.parametrize("command", ["cat", "sha256"])
 def test_openssh_client_to_paramiko_server(enabled, keys, tmp_path, command):
     # The host key is itself a chacha20-poly1305-encrypted file.
     host_key = paramiko.Ed25519Key.from_private_key_file(keys["ed25519-chacha"][0], PASS)
-    iface = _Server(keys["ed25519"][1])
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(1)
-    listener.settimeout(30)
+    iface = Server(keys["ed25519"][1])
+    listener = listen()
     result = {}
-    th = threading.Thread(target=_serve_one, args=(listener, host_key, iface, result))
+    th = threading.Thread(target=serve, args=(listener, host_key, iface, result))
     th.start()
     data = os.urandom(3 * MiB)
     known = tmp_path / "known_hosts"
@@ -260,59 +199,8 @@ def test_openssh_client_to_paramiko_server(enabled, keys, tmp_path, command):
 
 # --- one flipped bit on the wire ----------------------------------------------
 
-class _FlipProxy:
-    """127.0.0.1 TCP proxy to a server; after arm(direction), flips one bit of
-    the next chunk going that way ('s2c' or 'c2s'), 8 bytes in (inside the
-    packet that starts the chunk, after its 4-byte encrypted length)."""
-
-    def __init__(self, port):
-        self.target = port
-        self.listener = socket.socket()
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(1)
-        self.port = self.listener.getsockname()[1]
-        self.armed = None
-        self.flipped = threading.Event()
-        self.threads = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def arm(self, direction):
-        self.armed = direction
-
-    def _accept(self):
-        a, _ = self.listener.accept()
-        b = socket.create_connection(("127.0.0.1", self.target))
-        for src, dst, name in ((a, b, "c2s"), (b, a, "s2c")):
-            th = threading.Thread(target=self._pump, args=(src, dst, name), daemon=True)
-            th.start()
-            self.threads.append(th)
-
-    def _pump(self, src, dst, name):
-        try:
-            while True:
-                chunk = src.recv(65536)
-                if not chunk:
-                    break
-                if self.armed == name and len(chunk) > 8:
-                    self.armed = None
-                    chunk = bytearray(chunk)
-                    chunk[8] ^= 0x10
-                    self.flipped.set()
-                dst.sendall(chunk)
-        except OSError:
-            pass
-        for s in (src, dst):
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-    def close(self):
-        self.listener.close()
-
-
 def test_flipped_bit_server_to_client(enabled, sshd, keys):
-    proxy = _FlipProxy(sshd.port)
+    proxy = FlipProxy(sshd.port)
     c = _client(sshd, keys, port=proxy.port)
     try:
         t = c.get_transport()
@@ -336,7 +224,7 @@ def test_flipped_bit_server_to_client(enabled, sshd, keys):
 
 def test_flipped_bit_client_to_server(enabled, sshd, keys, tmp_path):
     """OpenSSH rejects a paramiko packet with one bit changed: the tag covers it."""
-    proxy = _FlipProxy(sshd.port)
+    proxy = FlipProxy(sshd.port)
     log_start = len(sshd.log())
     c = _client(sshd, keys, port=proxy.port)
     target = tmp_path / "written"
