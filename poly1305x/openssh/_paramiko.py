@@ -32,7 +32,6 @@ changes that ``use_with_paramiko(False)`` undoes exactly:
 A ``Transport`` created with ``packetizer_class=`` of its own gets the cipher
 only if that class derives from :class:`ChaChaPacketizer`.
 """
-import base64
 import io
 import logging
 import re
@@ -297,10 +296,6 @@ def _chacha_key(data):
     return (data, info["type"]) if info["cipher"] == CIPHER else None
 
 
-def _unarmour(pem):
-    return base64.b64decode("".join(pem.strip().splitlines()[1:-1]))
-
-
 def _decrypt_key(block, key_type, password, tag=None):
     from poly1305x import openssh
     from paramiko.ssh_exception import PasswordRequiredException, SSHException
@@ -348,7 +343,8 @@ def _patch_keys(paramiko, saved):
     def _parse_signing_key_data(self, data, password):
         found = _chacha_key(data)
         if found is not None:
-            data = _unarmour(_decrypt_key(found[0], found[1], password))
+            from poly1305x.openssh._wire import unarmour
+            data = unarmour(_decrypt_key(found[0], found[1], password))
         return parse_original(self, data, password)
 
     def from_path(path, password=None):
