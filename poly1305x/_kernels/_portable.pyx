@@ -31,6 +31,7 @@ cdef extern from "_vec4.h" nogil:
         pass
     int P1305X_HAVE_VEC
     const char* P1305X_VEC_KIND
+    int P1305X_VEC_STEP_BLOCKS
     p1305x_v4 p1305x_v4_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
     p1305x_v4 p1305x_v4_set1(uint32_t a)
     p1305x_v4 p1305x_v4_add(p1305x_v4 a, p1305x_v4 b)
@@ -385,7 +386,8 @@ cdef void chacha20_steps8(const uint32_t* st, uint64_t ctr, const uint8_t* src,
 
 cdef void chacha20_xor_lanes(uint32_t* state16, const uint8_t* src, uint8_t* dst,
                              size_t nblocks, lanes4 like) noexcept nogil:
-    """The kernel_table entry behind both specialisations: 8-block steps, one
+    """The kernel_table entry behind both specialisations: 8-block steps (not
+    on x86's vectors, which take 4-block steps: P1305X_VEC_STEP_BLOCKS), one
     4-block step, then a last single block one at a time, or 2-3 blocks as
     one more step into a stack buffer (cheaper than two or three single
     blocks)."""
@@ -393,6 +395,9 @@ cdef void chacha20_xor_lanes(uint32_t* state16, const uint8_t* src, uint8_t* dst
     cdef uint64_t ctr = <uint64_t>state16[12] | (<uint64_t>state16[13] << 32)
     cdef size_t n, i
     n = nblocks >> 3
+    if lanes4 is p1305x_v4:
+        if P1305X_VEC_STEP_BLOCKS == 4:
+            n = 0                   # x86: eight blocks spill (see _vec4.h)
     if n:
         chacha20_steps8(state16, ctr, src, dst, n, like)
         ctr += n << 3
