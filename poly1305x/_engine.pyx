@@ -7,12 +7,15 @@ The public faces (Poly1305.py, mac.py, ChaCha20.py, ChaCha20_Poly1305.py,
 aead.py) are thin layers over these classes; _ssh.pyx frames OpenSSH's cipher
 over the same AEAD core.
 
-One module, in four files by concern:
+One module, in five files by concern:
   _engine_buffers.pxi  borrowing buffers; the objects' life-cycle/busy word
   _engine_mac.pxi      the Poly1305 streaming state and the MAC objects
   _engine_stream.pxi   the ChaCha20 key stream (nonce, seek, threads) and
                        the ChaCha20 object
   _engine_aead.pxi     the encrypt-then-MAC core and the AEAD objects
+  _engine_poly1305_chacha20.pxi
+                       Poly1305.new keyed from ChaCha20 block 0 (the
+                       pycryptodome face's fast path)
 
 Buffers are read with PyObject_GetBuffer (a bytes fast path first): a typed
 memoryview argument would cost ~75 ns a call.  The GIL is released for inputs
@@ -54,9 +57,7 @@ include "_engine_buffers.pxi"
 include "_engine_mac.pxi"
 include "_engine_stream.pxi"
 include "_engine_aead.pxi"
-# Poly1305 keyed from ChaCha20 block 0 (pycryptodome's Poly1305.new with a
-# ChaCha20 module): its own file, as it is a face's fast path.
-include "_poly1305_chacha20.pxi"
+include "_engine_poly1305_chacha20.pxi"
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
