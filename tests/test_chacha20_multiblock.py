@@ -1,7 +1,8 @@
 """ChaCha20 through the public faces, aimed at the multi-block steps of the
-kernels (4 and 8 blocks on the portable backends, 8 and 16 on the x86 ones):
-every length up to 1 KiB and around each multiple of 256 bytes, random
-chunkings across encrypt() calls, seek() to every offset modulo 256, the
+kernels (4 and 8 blocks on the portable backends -- on x86 5, four in vectors
+and one in scalar registers -- and 8 and 16 on the x86 ones): every length up
+to 1 KiB and around each multiple of 256 and of 320 bytes, random chunkings
+across encrypt() calls, seek() to every offset modulo 320, the
 32-bit counter running out inside a step (12- and 24-byte nonces), the 64-bit
 counter of the 8-byte-nonce variant crossing 2^32 inside a step, in-place and
 overlapping ``output=``, and the AEAD's short-message path (up to 8 blocks in
@@ -57,11 +58,12 @@ def test_every_length_up_to_1024(backend, nonce_len):
 AROUND = (-65, -64, -63, -1, 0, 1, 63, 64, 65)
 
 
-def test_lengths_around_multiples_of_256(backend):
+@pytest.mark.parametrize("step", [256, 320])
+def test_lengths_around_multiples_of_a_step(backend, step):
     nonce = NONCES[12]
     want = theirs(nonce, RNG_DATA)
     bad = []
-    for m in range(256, 8192 + 1, 256):
+    for m in range(step, 8192 + 1, step):
         for d in AROUND:
             if ours(nonce, RNG_DATA[:m + d]) != want[:m + d]:
                 bad.append(m + d)
@@ -113,13 +115,15 @@ def test_random_chunkings(backend, nonce_len):
 
 
 @pytest.mark.parametrize("nonce_len", [8, 12])
-def test_seek_every_offset_mod_256(backend, nonce_len):
+def test_seek_every_offset_mod_320(backend, nonce_len):
+    """Offsets modulo 320 (five blocks): every byte position in each block of
+    a first 4- or 5-block step."""
     nonce = NONCES[nonce_len]
     rng = random.Random(256 + nonce_len)
-    base = 256 * rng.randrange(1, 1 << 20)
+    base = 320 * rng.randrange(1, 1 << 20)
     data = RNG_DATA[:700]
-    want = theirs(nonce, bytes(256 + 700), base)
-    bad = [off for off in range(256)
+    want = theirs(nonce, bytes(320 + 700), base)
+    bad = [off for off in range(320)
            if ours(nonce, data, base + off) != bytes(a ^ b for a, b in zip(data, want[off:]))]
     assert bad == []
 
@@ -127,7 +131,7 @@ def test_seek_every_offset_mod_256(backend, nonce_len):
 # --- the counters ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("nonce_len", [12, 24])
-@pytest.mark.parametrize("left", [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17])
+@pytest.mark.parametrize("left", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 16, 17])
 def test_32_bit_counter_ends_inside_a_step(backend, nonce_len, left):
     """Starting `left` blocks before 2^32, exactly `left` blocks exist: all of
     them are right, and one byte more is MessageTooLongError (no output)."""
@@ -148,10 +152,11 @@ def test_32_bit_counter_ends_inside_a_step(backend, nonce_len, left):
         c.encrypt(b"\0")
 
 
-@pytest.mark.parametrize("before", [1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 17])
+@pytest.mark.parametrize("before", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 16, 17])
 def test_64_bit_counter_crosses_2_32_inside_a_step(backend, before):
     """8-byte nonce: the block counter is 64 bits, so word 12 carries into
-    word 13 in the middle of a 4-, 8- or 16-block step."""
+    word 13 in the middle of a 4-, 5-, 8- or 16-block step (before=4: into
+    the scalar fifth block of a 5-block step; before=5: from it)."""
     nonce = NONCES[8]
     start = (1 << 32) - before
     n = 64 * (before + 20) + 5
@@ -210,7 +215,7 @@ def test_aead_every_length_to_600(backend):
 def test_aead_new_lengths_around_steps(backend, nonce_len):
     rng = random.Random(900 + nonce_len)
     key, nonce = rng.randbytes(32), rng.randbytes(nonce_len)
-    for m in (256, 448, 512, 1024, 2048, 16384):
+    for m in (256, 320, 448, 512, 640, 1024, 2048, 16384):
         for d in (-65, -1, 0, 1, 64):
             pt = rng.randbytes(m + d)
             c = ChaCha20_Poly1305.new(key=key, nonce=nonce)

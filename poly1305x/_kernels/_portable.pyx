@@ -8,7 +8,7 @@ from cpython.pycapsule cimport PyCapsule_New
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
-from poly1305x._kernels._common cimport chacha20_rounds, wipe
+from poly1305x._kernels._common cimport chacha20_rounds, rotl, wipe
 from poly1305x._kernels._kernel cimport (
     P1305X_KERNEL_CAPSULE, kernel_table, poly1305_state,
 )
@@ -43,6 +43,8 @@ cdef extern from "_vec4.h" nogil:
     p1305x_v4 p1305x_v4_load(const uint8_t* p)
     void p1305x_v4_store(uint8_t* p, p1305x_v4 a)
     void p1305x_v4_transpose(p1305x_v4* a, p1305x_v4* b, p1305x_v4* c, p1305x_v4* d)
+    uint32_t p1305x_le32_load(const uint8_t* p)
+    void p1305x_le32_store(uint8_t* p, uint32_t v)
     p1305x_s4 p1305x_s4_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
     p1305x_s4 p1305x_s4_set1(uint32_t a)
     p1305x_s4 p1305x_s4_add(p1305x_s4 a, p1305x_s4 b)
@@ -313,32 +315,62 @@ cdef inline const uint8_t* l4_src(const uint8_t* src, size_t off) noexcept nogil
     return src + off
 
 
-cdef inline void l4_rounds(lanes4* x, int nsets) noexcept nogil:
-    """Twenty rounds over nsets independent sets of 16 words (x[16 s + i]); the
-    half rounds of the sets alternate, so that the CPU always has independent
-    work while one chain waits (SSE2 has no rotate instruction: long chains)."""
-    cdef int _, j, k
+cdef inline void s1_quarter(uint32_t* a, uint32_t* b, uint32_t* c, uint32_t* d) noexcept nogil:
+    """The quarter round on one block in scalar registers (the extra block of
+    a hybrid step)."""
+    a[0] += b[0]; d[0] = rotl(d[0] ^ a[0], 16)
+    c[0] += d[0]; b[0] = rotl(b[0] ^ c[0], 12)
+    a[0] += b[0]; d[0] = rotl(d[0] ^ a[0], 8)
+    c[0] += d[0]; b[0] = rotl(b[0] ^ c[0], 7)
+
+
+cdef inline void quarter(lanes4* x, uint32_t* s, int a, int b, int c, int d) noexcept nogil:
+    """The quarter round on words a, b, c, d of a set of four vector blocks,
+    and of the scalar block s[16] too unless s is NULL."""
+    l4_quarter(&x[a], &x[b], &x[c], &x[d])
+    if s != NULL:
+        s1_quarter(&s[a], &s[b], &s[c], &s[d])
+
+
+cdef inline void l4_rounds(lanes4* x, int nsets, uint32_t* s) noexcept nogil:
+    """Twenty rounds over nsets independent sets of 16 words (x[16 s + i]),
+    and over one more block in scalar words s[16] unless s is NULL (only with
+    nsets 1); the half rounds of the sets alternate, so that the CPU always has
+    independent work while one chain waits (SSE2 has no rotate instruction:
+    long chains).  The scalar block runs on the integer units, which the
+    vector code leaves idle: on x86-64 (Zen 4) four vector blocks plus one
+    scalar block take the time of the four alone.  The quarter rounds are
+    spelled out, so that every word has a constant index (and a register)
+    whatever the compiler's unrolling limits."""
+    cdef int _, k
     for _ in range(10):
-        for k in range(0, 16 * nsets, 16):
-            for j in range(4):                      # columns
-                l4_quarter(&x[k + j], &x[k + 4 + j], &x[k + 8 + j], &x[k + 12 + j])
-        for k in range(0, 16 * nsets, 16):
-            for j in range(4):                      # diagonals
-                l4_quarter(&x[k + j], &x[k + 4 + (j + 1) % 4], &x[k + 8 + (j + 2) % 4],
-                           &x[k + 12 + (j + 3) % 4])
+        for k in range(0, 16 * nsets, 16):         # columns
+            quarter(&x[k], s, 0, 4, 8, 12)
+            quarter(&x[k], s, 1, 5, 9, 13)
+            quarter(&x[k], s, 2, 6, 10, 14)
+            quarter(&x[k], s, 3, 7, 11, 15)
+        for k in range(0, 16 * nsets, 16):         # diagonals
+            quarter(&x[k], s, 0, 5, 10, 15)
+            quarter(&x[k], s, 1, 6, 11, 12)
+            quarter(&x[k], s, 2, 7, 8, 13)
+            quarter(&x[k], s, 3, 4, 9, 14)
 
 
 cdef inline void chacha20_steps(const uint32_t* st, uint64_t ctr, const uint8_t* src,
                                 uint8_t* dst, size_t nsteps, lanes4 like,
-                                int nsets) noexcept nogil:
-    """nsteps x (4 nsets) blocks from the 64-bit block counter ctr.  Lane j of
-    set s is block ctr + 4 s + j, its carry into word 13 computed per lane, so
-    a step may straddle 2^32."""
+                                int nsets, bint plus1) noexcept nogil:
+    """nsteps x (4 nsets + plus1) blocks from the 64-bit block counter ctr.
+    Lane j of set s is block ctr + 4 s + j, its carry into word 13 computed per
+    lane, so a step may straddle 2^32; with plus1, block ctr + 4 nsets is
+    computed in scalar words beside them."""
     cdef lanes4 x[32]
     cdef lanes4 c12[2]
     cdef lanes4 c13[2]
+    cdef uint32_t s[16]
     cdef uint64_t b0, b1, b2, b3
+    cdef uint32_t ks
     cdef int i, k
+    cdef size_t step = 256 * nsets + 64 * plus1
     while nsteps:
         for k in range(nsets):
             b0 = ctr + 4 * k
@@ -352,7 +384,15 @@ cdef inline void chacha20_steps(const uint32_t* st, uint64_t ctr, const uint8_t*
                 x[16 * k + i] = l4_set1(like, st[i])
             x[16 * k + 12] = c12[k]
             x[16 * k + 13] = c13[k]
-        l4_rounds(x, nsets)
+        if plus1:
+            b0 = ctr + 4 * nsets
+            for i in range(16):
+                s[i] = st[i]
+            s[12] = <uint32_t>b0
+            s[13] = <uint32_t>(b0 >> 32)
+            l4_rounds(x, nsets, s)
+        else:
+            l4_rounds(x, nsets, NULL)
         for k in range(nsets):
             # feed-forward, then out by groups of four words
             for i in range(16):
@@ -365,45 +405,72 @@ cdef inline void chacha20_steps(const uint32_t* st, uint64_t ctr, const uint8_t*
             for i in range(0, 16, 4):
                 l4_out(x[16 * k + i], x[16 * k + i + 1], x[16 * k + i + 2],
                        x[16 * k + i + 3], l4_src(src, 256 * k + 4 * i), dst + 256 * k + 4 * i)
-        ctr += 4 * nsets
+        if plus1:
+            for i in range(16):
+                if i == 12:
+                    ks = s[i] + <uint32_t>b0
+                elif i == 13:
+                    ks = s[i] + <uint32_t>(b0 >> 32)
+                else:
+                    ks = s[i] + st[i]
+                if src != NULL:
+                    ks ^= p1305x_le32_load(src + 256 * nsets + 4 * i)
+                p1305x_le32_store(dst + 256 * nsets + 4 * i, ks)
+        ctr += 4 * nsets + plus1
         if src != NULL:
-            src += 256 * nsets
-        dst += 256 * nsets
+            src += step
+        dst += step
         nsteps -= 1
+    if plus1:
+        wipe(s, sizeof(s))
 
 
 cdef void chacha20_steps4(const uint32_t* st, uint64_t ctr, const uint8_t* src,
                           uint8_t* dst, size_t nsteps, lanes4 like) noexcept nogil:
     """nsteps x 4 blocks."""
-    chacha20_steps(st, ctr, src, dst, nsteps, like, 1)
+    chacha20_steps(st, ctr, src, dst, nsteps, like, 1, False)
+
+
+cdef void chacha20_steps5(const uint32_t* st, uint64_t ctr, const uint8_t* src,
+                          uint8_t* dst, size_t nsteps, lanes4 like) noexcept nogil:
+    """nsteps x 5 blocks: four in vectors and one in scalar registers."""
+    chacha20_steps(st, ctr, src, dst, nsteps, like, 1, True)
 
 
 cdef void chacha20_steps8(const uint32_t* st, uint64_t ctr, const uint8_t* src,
                           uint8_t* dst, size_t nsteps, lanes4 like) noexcept nogil:
     """nsteps x 8 blocks (two sets of four, for more independent work)."""
-    chacha20_steps(st, ctr, src, dst, nsteps, like, 2)
+    chacha20_steps(st, ctr, src, dst, nsteps, like, 2, False)
 
 
 cdef void chacha20_xor_lanes(uint32_t* state16, const uint8_t* src, uint8_t* dst,
                              size_t nblocks, lanes4 like) noexcept nogil:
-    """The kernel_table entry behind both specialisations: 8-block steps (not
-    on x86's vectors, which take 4-block steps: P1305X_VEC_STEP_BLOCKS), one
-    4-block step, then a last single block one at a time, or 2-3 blocks as
-    one more step into a stack buffer (cheaper than two or three single
-    blocks)."""
+    """The kernel_table entry behind both specialisations: big steps (8
+    blocks; on x86's vectors 5 or none, P1305X_VEC_STEP_BLOCKS), 4-block
+    steps, then a last single block one at a time, or 2-3 blocks as one more
+    step into a stack buffer (cheaper than two or three single blocks)."""
     cdef uint8_t buf[256]
     cdef uint64_t ctr = <uint64_t>state16[12] | (<uint64_t>state16[13] << 32)
     cdef size_t n, i
-    n = nblocks >> 3
+    cdef int big = 8                # the scalar lanes: 8-block steps
     if lanes4 is p1305x_v4:
-        if P1305X_VEC_STEP_BLOCKS == 4:
-            n = 0                   # x86: eight blocks spill (see _vec4.h)
-    if n:
-        chacha20_steps8(state16, ctr, src, dst, n, like)
-        ctr += n << 3
-        src = l4_src(src, n << 9)
-        dst += n << 9
-        nblocks &= 7
+        big = P1305X_VEC_STEP_BLOCKS    # 8, 5 (x86-64: 4 vector + 1 scalar) or 4
+    if big == 5:
+        n = nblocks // 5
+        if n:
+            chacha20_steps5(state16, ctr, src, dst, n, like)
+            ctr += 5 * n
+            src = l4_src(src, 320 * n)
+            dst += 320 * n
+            nblocks -= 5 * n
+    elif big == 8:
+        n = nblocks >> 3
+        if n:
+            chacha20_steps8(state16, ctr, src, dst, n, like)
+            ctr += n << 3
+            src = l4_src(src, n << 9)
+            dst += n << 9
+            nblocks &= 7
     n = nblocks >> 2
     if n:
         chacha20_steps4(state16, ctr, src, dst, n, like)

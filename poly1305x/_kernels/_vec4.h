@@ -39,6 +39,24 @@
 #define P1305X_INLINE static inline
 #endif
 
+/* One little-endian word, as a single (unaligned) load or store: the scalar
+ * block beside the vector lanes.  Byte-by-byte code is not always merged. */
+P1305X_INLINE uint32_t p1305x_bswap32(uint32_t v);
+P1305X_INLINE uint32_t p1305x_le32_load(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+#if P1305X_BIG_ENDIAN
+    v = p1305x_bswap32(v);
+#endif
+    return v;
+}
+P1305X_INLINE void p1305x_le32_store(uint8_t *p, uint32_t v) {
+#if P1305X_BIG_ENDIAN
+    v = p1305x_bswap32(v);
+#endif
+    memcpy(p, &v, 4);
+}
+
 /* ---- the struct family (always defined) -------------------------------- */
 typedef struct { uint32_t w[4]; } p1305x_s4;
 
@@ -222,13 +240,22 @@ typedef p1305x_s4 p1305x_v4;
 #define p1305x_v4_transpose p1305x_s4_transpose
 #endif
 
-/* Blocks per step of the portable ChaCha20 on p1305x_v4.  Eight blocks keep 32
-   vectors live: that fits the 32 vector registers of aarch64 (NEON) and POWER
-   (VSX), but spills on x86's 16 (SSE2).  Measured on x86-64 (Zen 4), 1 MiB:
-   eight blocks 1.70 GB/s on a quiet machine but 1.10 when the machine was
-   busy, four blocks 1.57 and 1.37 -- pycryptodome's SSE2 code 1.43 and 1.13 --
-   so x86 takes four, which is never slower than what it replaces. */
-#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__) || defined(_M_IX86)
+/* Blocks per big step of the portable ChaCha20 on p1305x_v4 (4-block steps
+   follow).  Eight blocks keep 32 vectors live: that fits the 32 vector
+   registers of aarch64 (NEON) and POWER (VSX), but spills on x86's 16 (SSE2).
+   x86-64 instead runs four blocks in vectors and a fifth in scalar registers
+   beside them: SSE2 code leaves the integer units idle, and on Zen 4 five
+   blocks so take the time of four (56 cycles a double round).  Measured there
+   at 1 MiB against pycryptodome's own 4-block SSE2 code: eight vector blocks
+   1.19x on a quiet machine but 0.97x on a busy one, four 1.10-1.22x, four
+   plus one 1.3-1.4x (docs/backends.md).  32-bit x86, with 8 vector and 7
+   general registers, keeps plain 4-block steps.  Without vectors, p1305x_v4
+   is the scalar lanes, which take 8-block steps as the `scalar` backend does. */
+#if !P1305X_HAVE_VEC
+#define P1305X_VEC_STEP_BLOCKS 8
+#elif defined(__x86_64__) || defined(_M_X64) || defined(_M_AMD64)
+#define P1305X_VEC_STEP_BLOCKS 5
+#elif defined(__i386__) || defined(_M_IX86)
 #define P1305X_VEC_STEP_BLOCKS 4
 #else
 #define P1305X_VEC_STEP_BLOCKS 8
