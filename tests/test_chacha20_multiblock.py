@@ -26,6 +26,39 @@ from Crypto.Cipher import ChaCha20_Poly1305 as PyAEAD  # noqa: E402
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms  # noqa: E402
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305 as CryptoAEAD  # noqa: E402
 
+from poly1305x._kernels import _portable
+
+# The portable backends' vector ChaCha20 takes 5-block steps (4 vector + 1
+# scalar) on x86-64 CPUs with AVX2 and 4-block steps on other x86: every test
+# here runs with this CPU's choice and, where that is 5, with 4 forced too.
+STEPS = sorted({_portable.vec_step_blocks(), 4}, reverse=True)
+
+
+@pytest.fixture(autouse=True, params=STEPS, ids=lambda n: f"step{n}")
+def vec_step(request):
+    before = _portable.vec_step_blocks()
+    _portable._set_vec_step_blocks(request.param)
+    try:
+        yield request.param
+    finally:
+        _portable._set_vec_step_blocks(before)
+
+
+def test_the_step_follows_the_cpu():
+    """5 exactly on x86-64 vector builds on a CPU with AVX2; 8 off x86."""
+    import platform
+    machine = platform.machine().lower()
+    if not _portable.HAVE_VEC:
+        want = 8
+    elif machine in ("x86_64", "amd64"):
+        want = 5 if "avx2" in poly1305x.cpu_features() else 4
+    elif machine in ("i386", "i686", "x86"):
+        want = 4
+    else:
+        want = 8
+    assert max(STEPS) == want
+
+
 KEY = bytes(range(1, 33))
 NONCES = {8: bytes(range(40, 48)), 12: bytes(range(50, 62)), 24: bytes(range(70, 94))}
 RNG_DATA = random.Random(2560).randbytes(8192 + 256)

@@ -1,9 +1,9 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Portable kernels: scalar Poly1305 (base 2^64, and 26-bit limbs for targets
 without a 64x64->128 multiply), a 2-lane Poly1305 on NEON (aarch64 only), and
-ChaCha20 one block at a time or four/eight blocks on compiler vectors.  Built
-with no ISA flags (only the target's baseline ISA), so this module is safe to
-import on any CPU."""
+ChaCha20 one block at a time or four/eight blocks on compiler vectors (on
+x86-64 four plus one in scalar registers).  Built with no ISA flags (only the
+target's baseline ISA), so this module is safe to import on any CPU."""
 from cpython.pycapsule cimport PyCapsule_New
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
@@ -23,6 +23,10 @@ cdef extern from "_wide.h" nogil:
     p1305x_u128 p1305x_mac(p1305x_u128 acc, uint64_t a, uint64_t b)
     int P1305X_HAVE_INT128
     void p1305x_wipe(void* p, size_t n)
+
+cdef extern from "_cpu.h" nogil:
+    int p1305x_cpu_features()
+    int P1305X_CPU_AVX2
 
 cdef extern from "_vec4.h" nogil:
     ctypedef struct p1305x_v4:
@@ -198,10 +202,11 @@ cdef void chacha20_xor_portable(uint32_t* state16, const uint8_t* src,
 
 
 # ---------------------------------------------------------------------------
-# ChaCha20, 4 and 8 blocks per step (vertical layout)
+# ChaCha20, 4, 5 and 8 blocks per step (vertical layout)
 # Lane j of lanes-of-4 value x_i holds word i of block j, so the twenty rounds
 # need no shuffles; a 4x4 transpose per group of four words then turns the
-# columns back into blocks.  8-block steps run two such sets side by side.
+# columns back into blocks.  8-block steps run two such sets side by side;
+# 5-block steps (x86-64) one set and a fifth block in scalar registers.
 # lanes4 is either the 4-lane vector of _vec4.h (GCC/Clang generic vectors:
 # SSE2 / NEON / VSX from the baseline ISA; SSE2 intrinsics on MSVC x64) or
 # four scalar words (the code a compiler without vector extensions gets; the
@@ -356,22 +361,38 @@ cdef inline void l4_rounds(lanes4* x, int nsets, uint32_t* s) noexcept nogil:
             quarter(&x[k], s, 3, 4, 9, 14)
 
 
-cdef inline void chacha20_steps(const uint32_t* st, uint64_t ctr, const uint8_t* src,
-                                uint8_t* dst, size_t nsteps, lanes4 like,
-                                int nsets, bint plus1) noexcept nogil:
-    """nsteps x (4 nsets + plus1) blocks from the 64-bit block counter ctr.
-    Lane j of set s is block ctr + 4 s + j, its carry into word 13 computed per
-    lane, so a step may straddle 2^32; with plus1, block ctr + 4 nsets is
-    computed in scalar words beside them."""
+cdef inline size_t chacha20_steps(const uint32_t* st, uint64_t ctr, const uint8_t* src,
+                                  uint8_t* dst, size_t nblocks, lanes4 like,
+                                  int nsets, bint plus1, bint tail) noexcept nogil:
+    """Steps of B = 4 nsets + plus1 blocks over the first nblocks blocks, from
+    the 64-bit block counter ctr, and with tail (only for B = 4) a last 2 or 3
+    blocks as one more step into a stack buffer (cheaper than two or three
+    single blocks).  Returns the number of blocks done: the caller finishes
+    the rest.  Lane j of set s is block ctr + 4 s + j, its carry into word 13
+    computed per lane, so a step may straddle 2^32; with plus1, block
+    ctr + 4 nsets is computed in scalar words beside them.  The rounds are
+    inlined at one place per shape: with more copies GCC stops inlining them."""
     cdef lanes4 x[32]
     cdef lanes4 c12[2]
     cdef lanes4 c13[2]
     cdef uint32_t s[16]
+    cdef uint8_t buf[256]
     cdef uint64_t b0, b1, b2, b3
     cdef uint32_t ks
     cdef int i, k
-    cdef size_t step = 256 * nsets + 64 * plus1
-    while nsteps:
+    cdef size_t B = 4 * nsets + plus1
+    cdef size_t done = 0, j
+    cdef const uint8_t* inp
+    cdef uint8_t* out
+    cdef bint last
+    while nblocks - done >= B or (tail and nblocks - done >= 2):
+        last = nblocks - done < B           # the 2-3-block tail, into buf
+        if last:
+            inp = NULL
+            out = &buf[0]
+        else:
+            inp = src
+            out = dst
         for k in range(nsets):
             b0 = ctr + 4 * k
             b1 = b0 + 1
@@ -404,7 +425,7 @@ cdef inline void chacha20_steps(const uint32_t* st, uint64_t ctr, const uint8_t*
                     x[16 * k + i] = l4_add(x[16 * k + i], l4_set1(like, st[i]))
             for i in range(0, 16, 4):
                 l4_out(x[16 * k + i], x[16 * k + i + 1], x[16 * k + i + 2],
-                       x[16 * k + i + 3], l4_src(src, 256 * k + 4 * i), dst + 256 * k + 4 * i)
+                       x[16 * k + i + 3], l4_src(inp, 256 * k + 4 * i), out + 256 * k + 4 * i)
         if plus1:
             for i in range(16):
                 if i == 12:
@@ -413,81 +434,71 @@ cdef inline void chacha20_steps(const uint32_t* st, uint64_t ctr, const uint8_t*
                     ks = s[i] + <uint32_t>(b0 >> 32)
                 else:
                     ks = s[i] + st[i]
-                if src != NULL:
-                    ks ^= p1305x_le32_load(src + 256 * nsets + 4 * i)
-                p1305x_le32_store(dst + 256 * nsets + 4 * i, ks)
-        ctr += 4 * nsets + plus1
+                if inp != NULL:
+                    ks ^= p1305x_le32_load(inp + 256 * nsets + 4 * i)
+                p1305x_le32_store(out + 256 * nsets + 4 * i, ks)
+        if tail and last:
+            j = (nblocks - done) << 6
+            if src != NULL:
+                for i in range(<int>j):
+                    dst[i] = src[i] ^ buf[i]
+            else:
+                memcpy(dst, buf, j)
+            wipe(buf, sizeof(buf))
+            return nblocks
+        ctr += B
         if src != NULL:
-            src += step
-        dst += step
-        nsteps -= 1
+            src += B << 6
+        dst += B << 6
+        done += B
     if plus1:
         wipe(s, sizeof(s))
+    return done
 
 
-cdef void chacha20_steps4(const uint32_t* st, uint64_t ctr, const uint8_t* src,
-                          uint8_t* dst, size_t nsteps, lanes4 like) noexcept nogil:
-    """nsteps x 4 blocks."""
-    chacha20_steps(st, ctr, src, dst, nsteps, like, 1, False)
+cdef size_t chacha20_steps4(const uint32_t* st, uint64_t ctr, const uint8_t* src,
+                            uint8_t* dst, size_t nblocks, lanes4 like) noexcept nogil:
+    """4-block steps, and a last 2-3 blocks as one more."""
+    return chacha20_steps(st, ctr, src, dst, nblocks, like, 1, False, True)
 
 
-cdef void chacha20_steps5(const uint32_t* st, uint64_t ctr, const uint8_t* src,
-                          uint8_t* dst, size_t nsteps, lanes4 like) noexcept nogil:
-    """nsteps x 5 blocks: four in vectors and one in scalar registers."""
-    chacha20_steps(st, ctr, src, dst, nsteps, like, 1, True)
+cdef size_t chacha20_steps5(const uint32_t* st, uint64_t ctr, const uint8_t* src,
+                            uint8_t* dst, size_t nblocks, lanes4 like) noexcept nogil:
+    """5-block steps: four in vectors and one in scalar registers."""
+    return chacha20_steps(st, ctr, src, dst, nblocks, like, 1, True, False)
 
 
-cdef void chacha20_steps8(const uint32_t* st, uint64_t ctr, const uint8_t* src,
-                          uint8_t* dst, size_t nsteps, lanes4 like) noexcept nogil:
-    """nsteps x 8 blocks (two sets of four, for more independent work)."""
-    chacha20_steps(st, ctr, src, dst, nsteps, like, 2, False)
+cdef size_t chacha20_steps8(const uint32_t* st, uint64_t ctr, const uint8_t* src,
+                            uint8_t* dst, size_t nblocks, lanes4 like) noexcept nogil:
+    """8-block steps (two sets of four, for more independent work)."""
+    return chacha20_steps(st, ctr, src, dst, nblocks, like, 2, False, False)
 
 
-cdef void chacha20_xor_lanes(uint32_t* state16, const uint8_t* src, uint8_t* dst,
-                             size_t nblocks, lanes4 like) noexcept nogil:
-    """The kernel_table entry behind both specialisations: big steps (8
-    blocks; on x86's vectors 5 or none, P1305X_VEC_STEP_BLOCKS), 4-block
-    steps, then a last single block one at a time, or 2-3 blocks as one more
-    step into a stack buffer (cheaper than two or three single blocks)."""
-    cdef uint8_t buf[256]
+cdef inline void chacha20_xor_lanes(uint32_t* state16, const uint8_t* src, uint8_t* dst,
+                                    size_t nblocks, lanes4 like, int big) noexcept nogil:
+    """The kernel_table entries: big steps of `big` blocks (8, or on x86's
+    vectors 5; 4: none), then 4-block steps with their 2-3-block tail, then a
+    last single block on its own."""
     cdef uint64_t ctr = <uint64_t>state16[12] | (<uint64_t>state16[13] << 32)
-    cdef size_t n, i
-    cdef int big = 8                # the scalar lanes: 8-block steps
+    cdef size_t n = 0
+    # Only this build's shapes are compiled in (the macro is a constant).
+    cdef bint five = False, eight = True
     if lanes4 is p1305x_v4:
-        big = P1305X_VEC_STEP_BLOCKS    # 8, 5 (x86-64: 4 vector + 1 scalar) or 4
-    if big == 5:
-        n = nblocks // 5
-        if n:
-            chacha20_steps5(state16, ctr, src, dst, n, like)
-            ctr += 5 * n
-            src = l4_src(src, 320 * n)
-            dst += 320 * n
-            nblocks -= 5 * n
-    elif big == 8:
-        n = nblocks >> 3
-        if n:
-            chacha20_steps8(state16, ctr, src, dst, n, like)
-            ctr += n << 3
-            src = l4_src(src, n << 9)
-            dst += n << 9
-            nblocks &= 7
-    n = nblocks >> 2
-    if n:
-        chacha20_steps4(state16, ctr, src, dst, n, like)
-        ctr += n << 2
-        src = l4_src(src, n << 8)
-        dst += n << 8
-        nblocks &= 3
-    if nblocks >= 2:
-        chacha20_steps4(state16, ctr, NULL, buf, 1, like)
-        ctr += nblocks
-        if src != NULL:
-            for i in range(nblocks << 6):
-                dst[i] = src[i] ^ buf[i]
-        else:
-            memcpy(dst, buf, nblocks << 6)
-        wipe(buf, sizeof(buf))
-        nblocks = 0
+        five = P1305X_VEC_STEP_BLOCKS == 5 and big == 5
+        eight = P1305X_VEC_STEP_BLOCKS == 8 and big == 8
+    if five:
+        n = chacha20_steps5(state16, ctr, src, dst, nblocks, like)
+    elif eight:
+        n = chacha20_steps8(state16, ctr, src, dst, nblocks, like)
+    ctr += n
+    src = l4_src(src, n << 6)
+    dst += n << 6
+    nblocks -= n
+    n = chacha20_steps4(state16, ctr, src, dst, nblocks, like)
+    ctr += n
+    src = l4_src(src, n << 6)
+    dst += n << 6
+    nblocks -= n
     state16[12] = <uint32_t>ctr
     state16[13] = <uint32_t>(ctr >> 32)
     if nblocks:
@@ -497,14 +508,14 @@ cdef void chacha20_xor_lanes(uint32_t* state16, const uint8_t* src, uint8_t* dst
 cdef void chacha20_xor_vec4(uint32_t* state16, const uint8_t* src, uint8_t* dst,
                             size_t nblocks) noexcept nogil:
     """The portable backends' ChaCha20: compiler vectors (or, without vector
-    extensions, the scalar lanes)."""
-    chacha20_xor_lanes(state16, src, dst, nblocks, p1305x_v4_set1(0))
+    extensions, the scalar lanes), in this CPU's big steps (vec_step)."""
+    chacha20_xor_lanes(state16, src, dst, nblocks, p1305x_v4_set1(0), vec_step)
 
 
 cdef void chacha20_xor_scalar4(uint32_t* state16, const uint8_t* src, uint8_t* dst,
                                size_t nblocks) noexcept nogil:
     """The `scalar` backend's ChaCha20: four blocks in scalar lanes."""
-    chacha20_xor_lanes(state16, src, dst, nblocks, p1305x_s4_set1(0))
+    chacha20_xor_lanes(state16, src, dst, nblocks, p1305x_s4_set1(0), 8)
 
 
 # ---------------------------------------------------------------------------
@@ -532,6 +543,33 @@ cdef kernel_table TABLE_SCALAR
 TABLE_SCALAR.name = b"scalar"
 TABLE_SCALAR.poly1305_blocks = poly1305_blocks_portable
 TABLE_SCALAR.chacha20_xor = chacha20_xor_scalar4
+
+# The vector ChaCha20's big step on this CPU.  On x86-64 the 4 + 1 step is
+# taken only where the scalar block runs beside the vector code: on CPUs with
+# AVX2 (Haswell and later, Zen), which have integer ports of their own and
+# dispatch width to spare.  Older and smaller cores (Nehalem to Ivy Bridge,
+# Atom, Jaguar) issue integer and vector work through the same few ports, and
+# keep 4-block steps (docs/backends.md).
+cdef int vec_step = P1305X_VEC_STEP_BLOCKS
+if vec_step == 5 and not (p1305x_cpu_features() & P1305X_CPU_AVX2):
+    vec_step = 4
+
+
+def vec_step_blocks():
+    """Blocks per big step of the portable backends' vector ChaCha20 on this
+    CPU: 8 (aarch64, POWER, scalar lanes), 5 (x86-64 with AVX2: 4 in vectors
+    and 1 in scalar registers) or 4 (other x86)."""
+    return vec_step
+
+
+def _set_vec_step_blocks(int n):
+    """Tests only: force 4-block steps (4) or the build's own (5 on x86-64),
+    so that both shapes are tested on any CPU."""
+    global vec_step
+    if n != 4 and n != P1305X_VEC_STEP_BLOCKS:
+        raise ValueError(f"step must be 4 or {P1305X_VEC_STEP_BLOCKS}")
+    vec_step = n
+
 
 #: True when the base-2^64 loop has a native 64x64->128 multiply.
 HAVE_INT128 = bool(P1305X_HAVE_INT128)
