@@ -248,8 +248,10 @@ typedef p1305x_s4 p1305x_v4;
    blocks so take the time of four (56 cycles a double round).  Measured there
    at 1 MiB against pycryptodome's own 4-block SSE2 code: eight vector blocks
    1.19x on a quiet machine but 0.97x on a busy one, four 1.10-1.22x, four
-   plus one 1.3-1.4x (docs/backends.md).  32-bit x86, with 8 vector and 7
-   general registers, keeps plain 4-block steps.  Without vectors, p1305x_v4
+   plus one 1.3-1.4x (docs/backends.md).  _portable.pyx takes the 5-block
+   step only on CPUs with AVX2: older x86 cores share their few ports between
+   integer and vector work, and keep 4-block steps.  32-bit x86, with 8 vector
+   and 7 general registers, always keeps them.  Without vectors, p1305x_v4
    is the scalar lanes, which take 8-block steps as the `scalar` backend does. */
 #if !P1305X_HAVE_VEC
 #define P1305X_VEC_STEP_BLOCKS 8
