@@ -39,9 +39,15 @@
 #define P1305X_INLINE static inline
 #endif
 
+/* ---- the struct family (always defined) -------------------------------- */
+typedef struct { uint32_t w[4]; } p1305x_s4;
+
+P1305X_INLINE uint32_t p1305x_bswap32(uint32_t v) {
+    return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
+}
+
 /* One little-endian word, as a single (unaligned) load or store: the scalar
  * block beside the vector lanes.  Byte-by-byte code is not always merged. */
-P1305X_INLINE uint32_t p1305x_bswap32(uint32_t v);
 P1305X_INLINE uint32_t p1305x_le32_load(const uint8_t *p) {
     uint32_t v;
     memcpy(&v, p, 4);
@@ -57,12 +63,6 @@ P1305X_INLINE void p1305x_le32_store(uint8_t *p, uint32_t v) {
     memcpy(p, &v, 4);
 }
 
-/* ---- the struct family (always defined) -------------------------------- */
-typedef struct { uint32_t w[4]; } p1305x_s4;
-
-P1305X_INLINE uint32_t p1305x_bswap32(uint32_t v) {
-    return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
-}
 P1305X_INLINE p1305x_s4 p1305x_s4_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
     p1305x_s4 r; r.w[0] = a; r.w[1] = b; r.w[2] = c; r.w[3] = d; return r;
 }
