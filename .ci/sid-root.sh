@@ -87,6 +87,10 @@ sid_wheels() {
         plats+=(--platform "$p")
     done
     mkdir -p "$dir"
+    # all at once first (one resolution); one by one only to name the missing
+    "$HOSTPY" -m pip download -q -d "$dir" --only-binary=:all: --python-version "$v" \
+        --implementation cp --abi "cp${v/./}" --abi abi3 --abi none "${plats[@]}" "$@" \
+        >>"$dir/download.log" 2>&1 && return 0
     for r in "$@"; do
         "$HOSTPY" -m pip download -q -d "$dir" --only-binary=:all: --python-version "$v" \
             --implementation cp --abi "cp${v/./}" --abi abi3 --abi none "${plats[@]}" "$r" \
