@@ -216,7 +216,7 @@ one() {
             local line
             line=$(POLY1305X_AARCH64_WHEEL=$whl POLY1305X_AARCH64_LOG=$log bash "$SRC/.ci/aarch64.sh" \
                    2>>"$log" | grep -E '^aarch64: ' | tail -1 || true)
-            echo "wheel $tag 3.11 (Debian 12 arm64, qemu-user): ${line#aarch64: }" >>"$work/summary"
+            echo "wheel $tag 3.11-arm64-qemu: ${line#aarch64: }" >>"$work/summary"
             [[ $line == *" 0 failed" ]] || { echo "wheel-tests: $tag failed" >&2; tail -30 "$log" >&2; }
             ;;
     esac
