@@ -35,6 +35,11 @@ sid_ensure() {
         if ! command -v debootstrap >/dev/null 2>&1; then
             apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap
         fi
+        if grep -qF " $SID_ROOT/" /proc/mounts; then   # never rm -rf through a bind mount
+            echo "sid-root: $SID_ROOT has mounts left (umount them first)" >&2
+            flock -u 8
+            return 1
+        fi
         rm -rf "$SID_ROOT"
         debootstrap --variant=minbase --include="$SID_PACKAGES" sid "$SID_ROOT" "$SID_MIRROR" \
             || { echo "sid-root: debootstrap failed" >&2; flock -u 8; return 1; }

@@ -145,6 +145,18 @@ for whl in "$OUT"/*.whl; do
                     have+=("$r")
                 fi
             done
+            # OpenSSH 10 (sid) makes no DSA keys; the tests that have
+            # ssh-keygen make one are left out there, by name.
+            if ! sid_run sh -c 'd=$(mktemp -d) && ssh-keygen -q -t dsa -N "" -f "$d/k"; r=$?; rm -rf "$d"; exit $r' \
+                    >/dev/null 2>&1; then
+                for t in tests/test_openssh_cryptography.py \
+                         tests/test_openssh_hardening.py::test_ssh_keygen_dsa_key_still_accepted; do
+                    case $t in *::*) ignores+=" --deselect=$work/tree/$t" ;;
+                               *) ignores+=" --ignore=$work/tree/$t" ;; esac
+                    echo "cpython $v: leaving out $t: ssh-keygen $(sid_run ssh -V 2>&1 | cut -d, -f1) makes no DSA keys" \
+                        | tee -a "$work/summary"
+                done
+            fi
             cp "$whl" "$work/"   # (the root sees $work, not wheelhouse/)
             sid_run "$venv/bin/python" -m pip install -q --no-index --find-links "$dl" \
                 "$work/${whl##*/}" "${have[@]}" >"$work/$tag.install.log" 2>&1 \
