@@ -4,6 +4,7 @@
 
 * contents: no SIMDe test module (_x86_avx512_emu), no generated C, the
   typing files present, one extension-module suffix matching the wheel's tag;
+* stripped: no symbol table (.symtab) or debug section in any module;
 * the instruction-set audit (objdump -d), on x86-64 wheels: the modules
   imported on every CPU (_portable, _dispatch, _engine, _ssh) hold no
   VEX/EVEX-encoded instruction at all (no AVX, AVX2 or AVX-512);
@@ -18,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+
+from elftools.elf.elffile import ELFFile   # pyelftools, an auditwheel dependency
 
 BASELINE = {"_portable", "_dispatch", "_engine", "_ssh"}
 # A VEX/EVEX instruction: objdump names all of them v... (vmovdqa, vpaddd, ...)
@@ -53,6 +56,11 @@ def audit(path):
         zipfile.ZipFile(path).extractall(tmp)
         for n in exts:
             mod = os.path.basename(n).split(".")[0]
+            with open(os.path.join(tmp, n), "rb") as fh:
+                sections = [sec.name for sec in ELFFile(fh).iter_sections()]
+            unstripped = [x for x in sections if x == ".symtab" or x.startswith(".debug")]
+            if unstripped:
+                bad.append(f"{n}: not stripped ({', '.join(unstripped)})")
             if not x86:
                 if mod.startswith("_x86"):
                     bad.append(f"{n}: an x86 module in an {arch} wheel")
