@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Turn a pytest-benchmark JSON file into a Markdown comparison table, and
-optionally a throughput plot.
+optionally the throughput figures (one PNG per operation).
 
     python -m pytest benchmarks/ --benchmark-json=out.json
     python benchmarks/report.py out.json [--plot out.png] [--stat min]
