@@ -69,11 +69,11 @@ def _bench_and_report(todo, repeats, min_time, json_path=None, plot_path=None,
         print(f"\nwrote {json_path}")
     if plot_path:
         try:
-            _bench.plot(rows, plot_path, env)
+            written = _bench.plot(rows, plot_path, env)
         except RuntimeError as exc:
             print(f"\nno plot: {exc}", file=sys.stderr)
             return 1
-        print(f"wrote {plot_path}")
+        print(f"wrote {', '.join(written)}")
     return 0
 
 

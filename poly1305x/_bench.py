@@ -523,51 +523,9 @@ def format_table(rows, time_label="best time/call"):
     return "\n".join(lines)
 
 
-def plot(rows, path, env=None, title="poly1305x throughput"):
-    """Throughput against message size, log-log, one panel per operation and one
-    line per library (and poly1305x backend).  Needs matplotlib."""
-    try:
-        import matplotlib
-    except ImportError as exc:
-        raise RuntimeError("--plot needs matplotlib (pip install matplotlib)") from exc
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    env = env or environment()
-    ops = [op for op in OPERATIONS if any(r["operation"] == op for r in rows)]
-    ops += sorted({r["operation"] for r in rows} - set(ops))
-    ncols = 2 if len(ops) > 1 else 1
-    nrows = (len(ops) + ncols - 1) // ncols
-    fig, axes = plt.subplots(nrows, ncols, figsize=(6.5 * ncols, 3.6 * nrows + 1.2),
-                             squeeze=False)
-    # One colour per library (and backend) in every panel.
-    labels = sorted({series_label(r) for r in rows})
-    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    colour = {label: palette[i % len(palette)] for i, label in enumerate(labels)}
-    for ax, op in zip(axes.flat, ops):
-        series = {}
-        for r in rows:
-            if r["operation"] == op:
-                series.setdefault(series_label(r), []).append((r["size"], r["size"] / r["seconds"] / 1e9))
-        for label, points in sorted(series.items()):
-            points.sort()
-            xs, ys = zip(*points)
-            style = "-o" if label.startswith("poly1305x") else "--s"
-            ax.plot(xs, ys, style, label=f"{label}/{op}", markersize=4, color=colour[label])
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_title(op, fontsize=10)
-        ax.set_xlabel("message size (bytes)")
-        ax.set_ylabel("GB/s")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
-    for ax in list(axes.flat)[len(ops):]:
-        ax.axis("off")
-    versions = ", ".join(f"{k} {v}" for k, v in env.get("versions", {}).items() if v)
-    fig.suptitle(f"{title}\n{env.get('cpu', '?')} ({env.get('cpu_count', '?')} CPUs; "
-                 f"features: {', '.join(env.get('cpu_features', [])) or 'none'}) — "
-                 f"{env.get('date', '')[:10]}\n{versions}; Python {env.get('python', '?')}",
-                 fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+def plot(rows, path, env=None):
+    """One throughput figure per operation next to ``path`` (``FILE.png`` ->
+    ``FILE-<operation>.png``); returns the paths written.  Drawn by
+    ``poly1305x._plot``; needs matplotlib."""
+    from . import _plot
+    return _plot.plot(rows, path, env)
