@@ -321,11 +321,11 @@ def _rfc9180_context_lock(ctx):
 
 
 def _rfc9180_locked(method):
-    def locked(self, aad, data):
+    def locked(self, *args, **kwargs):
         if getattr(self.aead, "cipher", None) is not _AEAD:
-            return method(self, aad, data)
+            return method(self, *args, **kwargs)
         with _rfc9180_context_lock(self):
-            return method(self, aad, data)
+            return method(self, *args, **kwargs)
 
     locked.__name__ = method.__name__
     locked.__qualname__ = method.__qualname__

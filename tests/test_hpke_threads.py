@@ -155,3 +155,26 @@ def test_rfc9180_context_on_poly1305x_reuses_no_nonce(backend):
                 assert rx.open(b"aad", ct) == pt
     finally:
         hpke.use_with_rfc9180(was)
+
+
+def test_rfc9180_wrapped_methods_keep_their_signature():
+    """The serialising wrapper takes rfc9180's arguments as rfc9180 does
+    (keywords too), and leaves contexts on rfc9180's own cipher alone."""
+    from rfc9180 import AEADID, HPKE, KDFID, KEMID
+    from rfc9180.context import Context as Rfc9180Context
+    from rfc9180.context import ContextRecipient, ContextSender
+
+    was = hpke.use_with_rfc9180()
+    try:
+        assert Rfc9180Context.seal.__wrapped__ is not None
+        for aead_id in (AEADID.CHACHA20_POLY1305, AEADID.AES_128_GCM):
+            h = HPKE(KEMID.DHKEM_X25519_HKDF_SHA256, KDFID.HKDF_SHA256, aead_id)
+            key = KEY[:h.aead.Nk]
+            tx = ContextSender(h.aead, h.kdf, key, BASE, bytes(32), b"suite")
+            rx = ContextRecipient(h.aead, h.kdf, key, BASE, bytes(32), b"suite")
+            ct = tx.seal(aad=b"a", pt=b"message")
+            assert rx.open(aad=b"a", ct=ct) == b"message"
+            assert (tx.seq, rx.seq) == (1, 1)
+            assert ("_poly1305x_lock" in tx.__dict__) == (aead_id == AEADID.CHACHA20_POLY1305)
+    finally:
+        hpke.use_with_rfc9180(was)
