@@ -508,13 +508,13 @@ def test_public_key_mismatch_detected(keys):
     """The unencrypted public key replaced by another valid key of the same
     type: the tag cannot see it, the comparison with the private key does."""
     swapped = swap_public(keys.small, keys.plain["ed25519"])
-    with pytest.raises(ValueError, match="public key does not match"):
+    with pytest.raises(ValueError, match=WRONG):
         openssh.decrypt(swapped, "flip")
     # public_key_line() without a passphrase cannot tell; with one it can
     assert openssh.public_key_line(swapped).startswith("ssh-ed25519 ")
-    with pytest.raises(ValueError, match="public key does not match"):
+    with pytest.raises(ValueError, match=WRONG):
         openssh.public_key_line(swapped, "flip")
-    with pytest.raises(ValueError, match="public key does not match"):
+    with pytest.raises(ValueError, match=WRONG):
         openssh.load_private_key(swapped, "flip")
 
 
@@ -548,7 +548,7 @@ def test_inconsistent_private_key_detected(keys):
     r = _wire.Reader(blob[start:], "p")
     r.u32("c"), r.u32("c"), r.string("t"), r.mpint("n"), r.mpint("e")
     blob[start + r.pos + 40] ^= 1       # inside d
-    with pytest.raises(ValueError, match="do not match"):
+    with pytest.raises(ValueError, match=WRONG):
         openssh.decrypt(armour(bytes(blob)), None)
 
 

@@ -42,7 +42,7 @@ from poly1305x.openssh._container import (
 from poly1305x.openssh._cryptography import load_ssh_private_key
 from poly1305x.openssh._keys import _modules
 from poly1305x.openssh._paramiko import use_with_paramiko
-from poly1305x.openssh._wire import wipe
+from poly1305x.openssh._wire import WRONG_PASSPHRASE, wipe
 
 __all__ = [
     "CIPHERS", "DEFAULT_MAX_ROUNDS", "PacketCipher", "decrypt", "encrypt", "key_info",
@@ -105,10 +105,22 @@ def load_private_key(data, passphrase=None, *, max_rounds=DEFAULT_MAX_ROUNDS):
         if key.type.security_key:
             raise ValueError(f"{f.ktype} keys live on a security key; pycryptodome cannot "
                              "hold them")
-        return key.type.pycryptodome(key.fields, serialize(check, key, "none", None, 0))
+        obj = _pycryptodome_key(key, check)
+        if obj is None:
+            raise ValueError(WRONG_PASSPHRASE)     # the one post-decryption message
+        return obj
     finally:
         key.body = None
         wipe(plain)
+
+
+def _pycryptodome_key(key, check):
+    """pycryptodome's object for a checked key, or None where pycryptodome
+    refuses it (its message, about decrypted values, is not passed on)."""
+    try:
+        return key.type.pycryptodome(key.fields, serialize(check, key, "none", None, 0))
+    except (ValueError, IndexError, TypeError):
+        return None
 
 
 def public_key_line(data, passphrase=None, *, max_rounds=DEFAULT_MAX_ROUNDS):
