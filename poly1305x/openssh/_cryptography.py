@@ -2,11 +2,12 @@
 cipher poly1305x can decrypt (cryptography itself reads aes256-ctr/cbc/gcm
 only)."""
 from poly1305x._errors import InvalidTag
+from poly1305x._peers import install_hint
 from poly1305x.openssh._container import (
     CIPHERS, DEFAULT_MAX_ROUNDS, WRONG_PASSPHRASE, parse_outer, unencrypted_pem,
 )
 
-_HINT = "pip install poly1305x[openssh,cryptography]"
+_HINT = install_hint("openssh", "cryptography")
 
 
 def _cryptography():
