@@ -101,6 +101,16 @@ class BuildExt(build_ext):
 
     def build_extensions(self):
         msvc = self.compiler.compiler_type == "msvc"
+        if not self._compiles("#include <Python.h>\nint main(void){return 0;}\n", []):
+            # Said before anything else: otherwise pip shows only "Failed to
+            # build poly1305x" after a page of compiler output.
+            raise SystemExit(
+                "poly1305x builds C extension modules from source and needs a C compiler "
+                "and the Python headers; none that work were found (compiler: "
+                f"{(getattr(self.compiler, 'compiler_so', None) or ['?'])[0]}). "
+                "Debian/Ubuntu: apt-get install gcc python3-dev; Fedora: dnf install gcc "
+                "python3-devel; macOS: xcode-select --install; Windows: the Visual Studio "
+                "Build Tools (C++)")
         extra = shlex.split(os.environ.get("POLY1305X_CFLAGS", ""))
         kept, dropped = [], []
         for ext in self.extensions:

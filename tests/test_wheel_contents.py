@@ -128,3 +128,15 @@ def test_sdist_holds_the_sources(tree, tmp_path):
                  "poly1305x/py.typed", "poly1305x/_engine.pyi", "setup.py", "MANIFEST.in"):
         assert need in names, need
     assert not [n for n in names if n.endswith((".c", ".so"))]
+
+
+@pytest.mark.skipif(os.name == "nt", reason="CC= is the Unix compiler override")
+def test_no_compiler_is_said_plainly(tree, tmp_path):
+    """Without a working C compiler, the build says so (and how to get one)
+    instead of ending in pip's bare "Failed to build"."""
+    r = subprocess.run([sys.executable, "setup.py", "build_ext", "-b", str(tmp_path / "b"),
+                        "-t", str(tmp_path / "t")], cwd=tree, env=_build_env(CC="/bin/false"),
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode != 0
+    assert "needs a C compiler and the Python headers" in r.stderr, r.stderr[-2000:]
+    assert "apt-get install gcc python3-dev" in r.stderr
