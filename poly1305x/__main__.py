@@ -78,7 +78,7 @@ def round_ratios(mine, peer):
 def _noise_mark(mine, peer):
     ratios = round_ratios(mine, peer)
     if len(ratios) > 1 and min(ratios) < 1.0 < max(ratios):
-        return f" {NOISY} ({min(ratios):.2f}–{max(ratios):.2f}×)"
+        return f" {NOISY} (rounds {min(ratios):.2f}–{max(ratios):.2f}×)"
     return ""
 
 
@@ -97,7 +97,7 @@ def _bench_and_report(todo, repeats, min_time, json_path=None, plot_path=None,
     print(table)
     if NOISY in table:
         print(f"\n{NOISY} noisy: in some of the {repeats} rounds poly1305x was the faster, in "
-              "others the slower (the range is the per-round ratio); the machine is busy: "
+              "others the slower (the range: the ratio of each round, one batch each); the machine is busy: "
               "run again, or python -m poly1305x bench --repeats 15")
     if json_path:
         with open(json_path, "w") as f:
