@@ -97,8 +97,8 @@ def _bench_and_report(todo, repeats, min_time, json_path=None, plot_path=None,
     print(table)
     if NOISY in table:
         print(f"\n{NOISY} noisy: in some of the {repeats} rounds poly1305x was the faster, in "
-              "others the slower (the range: the ratio of each round, one batch each); the machine is busy: "
-              "run again, or python -m poly1305x bench --repeats 15")
+              "others the slower (the range: the ratio of each round, one batch each); the "
+              "machine is busy: run again, or python -m poly1305x bench --repeats 15")
     if json_path:
         with open(json_path, "w") as f:
             json.dump({"environment": env, "results": rows}, f, indent=1)
