@@ -159,7 +159,11 @@ def test_ctrl_c_in_main_job_returns_130(monkeypatch, capsys):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(main_mod, "_run_selftest", interrupted)
-    assert main_mod.main([]) == 130
+    try:
+        rc = main_mod.main([])
+    except KeyboardInterrupt:
+        pytest.fail("KeyboardInterrupt escaped main()")
+    assert rc == 130
 
 
 def test_progress_line_per_step():
