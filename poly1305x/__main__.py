@@ -169,8 +169,7 @@ def _main(argv):
         _check_output(parser, "--json", args.json)
         _check_output(parser, "--plot", args.plot)
         if args.plot and importlib.util.find_spec("matplotlib") is None:
-            parser.error("--plot needs matplotlib: pip install matplotlib (or "
-                         + install_hint("bench") + ")")
+            parser.error("--plot needs matplotlib: pip install matplotlib")
 
     env = _header()
     if args.command == "selftest":
