@@ -437,21 +437,23 @@ def run_bench(todo, repeats=5, min_time=0.05, progress=None):
         with using_backend(backend):
             fn = case.make(size)
             number, seconds = calibrate(fn, min_time)
-        prepared.append([case, backend, size, fn, number, seconds])
+        prepared.append([case, backend, size, fn, number, seconds, [seconds]])
     for _ in range(repeats - 1):
         for item in prepared:
-            case, backend, size, fn, number, seconds = item
+            case, backend, size, fn, number, seconds, rounds = item
             step += 1
             if progress:
                 progress(step, steps, case, backend, size)
             with using_backend(backend), _no_gc():
-                item[5] = min(seconds, _batch(fn, number) / number)
+                rounds.append(_batch(fn, number) / number)
+            item[5] = min(seconds, rounds[-1])
     rows = []
-    for case, backend, size, fn, number, seconds in prepared:
+    for case, backend, size, fn, number, seconds, rounds in prepared:
         rows.append({
             "operation": case.operation, "library": case.library, "backend": backend,
             "variant": case.variant, "size": size, "seconds": seconds,
             "calls_per_batch": number, "repeats": repeats, "gbps": size / seconds / 1e9,
+            "rounds": rounds,    # seconds per call in each round, in order
         })
     return rows
 
@@ -500,10 +502,11 @@ def series_label(row):
     return f"{label} {row['variant']}" if row.get("variant") else label
 
 
-def format_table(rows, time_label="best time/call"):
+def format_table(rows, time_label="best time/call", mark=None):
     """A Markdown table: one line per library in each operation and size, the
     poly1305x lines with their speed ratio against each peer ("2.5× cryptography"
-    means poly1305x takes 1/2.5 of cryptography's time)."""
+    means poly1305x takes 1/2.5 of cryptography's time); ``mark(mine, peer)``
+    may return a suffix for a ratio."""
     order = {op: i for i, op in enumerate(OPERATIONS)}
     keyed = {}
     for r in rows:
@@ -517,7 +520,7 @@ def format_table(rows, time_label="best time/call"):
             ratios = ""
             if r["library"] == "poly1305x":
                 ratios = ", ".join(f"{p['seconds'] / r['seconds']:.1f}× {p['library']}"
-                                   for p in peers) or "(no peer)"
+                                   + (mark(r, p) if mark else "") for p in peers) or "(no peer)"
             lines.append(f"| {op} | {size_label(size)} | {series_label(r)} | "
                          f"{_fmt_time(r['seconds'])} | {size / r['seconds'] / 1e9:.3f} | {ratios} |")
     return "\n".join(lines)

@@ -44,6 +44,7 @@ from operator import index as _index
 from poly1305x._engine import ChaCha20Poly1305 as _AEAD
 from poly1305x._engine import chacha20poly1305_open, chacha20poly1305_seal
 from poly1305x._errors import InvalidTag
+from poly1305x._peers import install_hint as _install_hint
 
 # `seal` and `open` are left out of __all__ on purpose: a star import would
 # otherwise shadow the builtin open().
@@ -244,7 +245,7 @@ def _pyhpke_aead_key_module():
         from pyhpke.aead_key_interface import AEADKeyInterface
     except ImportError as exc:
         raise ImportError(
-            "use_with_pyhpke() needs pyhpke: pip install 'poly1305x[hpke]'") from exc
+            "use_with_pyhpke() needs pyhpke: " + _install_hint("hpke")) from exc
     if not hasattr(mod, "ChaCha20Poly1305Key"):
         raise ImportError("this pyhpke version has no pyhpke.aead_key.ChaCha20Poly1305Key "
                           "to replace; use poly1305x.hpke directly")
@@ -362,7 +363,7 @@ def use_with_rfc9180(enable=True):
         from rfc9180.primitives.aead import AEADBase
     except ImportError as exc:
         raise ImportError(
-            "use_with_rfc9180() needs rfc9180: pip install 'poly1305x[rfc9180]'") from exc
+            "use_with_rfc9180() needs rfc9180: " + _install_hint("rfc9180")) from exc
     was_on = _rfc9180_original is not None and AEADBase._get_cipher is _rfc9180_get_cipher
     if enable:
         _wrap_rfc9180_context()

@@ -10,8 +10,8 @@ Key files (the ``openssh-key-v1`` format of OpenSSH's PROTOCOL.key)::
     line = openssh.public_key_line(enc_pem)                     # "ssh-ed25519 AAAA..."
 
 Passphrase-protected keys need bcrypt_pbkdf, from the ``bcrypt`` package, and
-the AES ciphers need pycryptodome or cryptography: ``pip install
-poly1305x[openssh]``.  The module imports without them; the functions that need
+the AES ciphers need pycryptodome or cryptography: ``pip install -e
+'.[openssh]'`` in a checkout.  The module imports without them; the functions that need
 them raise ImportError saying so.
 
 Every problem with the input -- a wrong passphrase, a damaged, truncated or

@@ -14,9 +14,10 @@ whose table or ``Encryption`` interface is not the one this was written for.
 import threading
 
 from poly1305x._ssh import PacketCipher, keyfile_open, keyfile_seal
+from poly1305x._peers import install_hint
 
 NAME = b"chacha20-poly1305@openssh.com"
-_HINT = "pip install poly1305x[asyncssh]"
+_HINT = install_hint("asyncssh")
 
 _lock = threading.Lock()
 _original = None        # asyncssh's table entry while ours is in place
@@ -98,8 +99,8 @@ def use_with_asyncssh(enable=True):
     files that use it.  ``enable=False`` puts asyncssh's own implementation
     back.  Idempotent; returns whether poly1305x was in use before the call.
 
-    ImportError when asyncssh is not installed (``pip install
-    'poly1305x[asyncssh]'``); RuntimeError on an asyncssh whose internal
+    ImportError when asyncssh is not installed (``pip install -e
+    '.[asyncssh]'`` in a checkout); RuntimeError on an asyncssh whose internal
     cipher table differs from the one this adapter was written for."""
     global _original, _shim
     enc, table = _encryption_module()

@@ -4,14 +4,14 @@ itself."""
 import secrets
 
 from poly1305x._errors import InvalidTag
-from poly1305x._peers import pycryptodome
+from poly1305x._peers import install_hint, pycryptodome
 from poly1305x._ssh import keyfile_open, keyfile_seal
 from poly1305x.openssh._keys import read_private, read_public
 from poly1305x.openssh._wire import (
     MAGIC, U32, WRONG_PASSPHRASE, Reader, armour, string, unarmour, wipe,
 )
 
-INSTALL_HINT = "pip install poly1305x[openssh]"
+INSTALL_HINT = install_hint("openssh")
 CHACHA = "chacha20-poly1305@openssh.com"
 
 #: bcrypt_pbkdf rounds above this are refused unless ``max_rounds`` says more.

@@ -5,13 +5,14 @@ import binascii
 import re
 
 from poly1305x._errors import InvalidTag
+from poly1305x._peers import install_hint
 from poly1305x.openssh._container import (
     CIPHERS, DEFAULT_MAX_ROUNDS, WRONG_PASSPHRASE, parse_outer, unencrypted_pem,
 )
 from poly1305x.openssh._keys import KEY_TYPES, read_public
 from poly1305x.openssh._wire import BEGIN, END, MAGIC, Reader
 
-_HINT = "pip install poly1305x[openssh,cryptography]"
+_HINT = install_hint("openssh", "cryptography")
 
 
 def _cryptography():

@@ -40,6 +40,7 @@ import threading
 
 from poly1305x._errors import InvalidTag
 from poly1305x._ssh import PacketCipher
+from poly1305x._peers import install_hint
 
 __all__ = ["CIPHER", "use_with_paramiko"]
 
@@ -47,7 +48,7 @@ CIPHER = "chacha20-poly1305@openssh.com"
 MAX_PACKET = 256 * 1024   # OpenSSH's PACKET_MAX_SIZE: bound an unauthenticated length
 TAG = 16
 SUPPORTED = "paramiko 3.5 to 5.x"
-INSTALL_HINT = "pip install poly1305x[paramiko]"
+INSTALL_HINT = install_hint("paramiko")
 
 # Packetizer state this module reads or writes (paramiko's name-mangled privates).
 _P = "_Packetizer__"
@@ -388,7 +389,7 @@ def use_with_paramiko(enable=True):
     idempotent.
 
     Returns whether it was enabled before the call.  ImportError when paramiko
-    is missing (``pip install poly1305x[paramiko]``); RuntimeError, before
+    is missing (``pip install -e '.[paramiko]'``); RuntimeError, before
     anything is changed, on a paramiko whose internals differ from the ones
     this is written for (paramiko 3.5 to 5.x)."""
     global _saved
