@@ -28,6 +28,7 @@ which ``use_with_paramiko(False)`` undoes exactly:
 """
 import io
 import logging
+import re
 import struct
 import threading
 
@@ -286,6 +287,7 @@ _END = "-----END OPENSSH PRIVATE KEY-----"
 # Key text longer than this is not searched for a chacha key (paramiko reads it
 # as it would without poly1305x); 1 MiB, as OpenSSH's own limit on key files.
 MAX_KEY_TEXT = 1 << 20
+_NOT_B64 = re.compile("[^A-Za-z0-9+/]")
 _MAGIC = b"openssh-key-v1\0" + struct.pack(">I", len(CIPHER)) + CIPHER.encode()
 # paramiko's key classes pass this tag to _read_private_key
 _TAGS = {"RSA": ("ssh-rsa",), "EC": ("ecdsa-sha2-",), "OPENSSH": ("ssh-ed25519",)}
@@ -305,7 +307,8 @@ def _chacha_block(data):
         if j < 0:
             return None
         block = data[i:j + len(_END)]
-        head = "".join(block[len(_BEGIN):len(_BEGIN) + 200].split())[:64]
+        # the first 64 base64 letters: whatever else a decoder skips is skipped
+        head = _NOT_B64.sub("", block[len(_BEGIN):len(_BEGIN) + 400])[:64]
         try:
             prefix = binascii.a2b_base64(head)
         except (binascii.Error, ValueError):
