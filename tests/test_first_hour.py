@@ -43,7 +43,8 @@ def _py(*args, cwd=None, timeout=300, **env):
 def bare_tree(tmp_path_factory):
     """poly1305x/ as a checkout has it: the sources, no compiled module."""
     dest = tmp_path_factory.mktemp("checkout")
-    pkg = os.path.dirname(os.path.abspath(poly1305x.__file__))
+    # The checkout's poly1305x/ (an installed wheel holds no .pyx/.pxi/.h)
+    pkg = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "poly1305x")
     for d, _, files in os.walk(pkg):
         for f in files:
             if f.endswith((".py", ".pyx", ".pxi", ".pxd", ".pyi", ".h", "py.typed")):
