@@ -12,7 +12,7 @@ from poly1305x._kernels._common cimport chacha20_rounds, rotl, wipe
 from poly1305x._kernels._kernel cimport (
     P1305X_KERNEL_CAPSULE, kernel_table, poly1305_state,
 )
-from poly1305x._util cimport load32_le, load64_le, store32_le, store64_le
+from poly1305x._kernels._util cimport load32_le, load64_le, store32_le, store64_le
 
 cdef extern from "_wide.h" nogil:
     ctypedef struct p1305x_u128:

@@ -11,7 +11,7 @@ from poly1305x._kernels._kernel cimport (
 )
 from poly1305x._kernels._portable cimport chacha20_xor_portable, poly1305_blocks_portable
 from poly1305x._kernels._simd cimport *
-from poly1305x._util cimport load32_le, load64_le, store32_le, store64_le
+from poly1305x._kernels._util cimport load32_le, load64_le, store32_le, store64_le
 
 include "_poly1305_avx2.pxi"
 include "_chacha20_avx2.pxi"
