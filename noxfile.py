@@ -166,7 +166,7 @@ def nosimd(session):
     """POLY1305X_NO_SIMD=1, as a compiler without AVX2/AVX-512 intrinsics
     builds it: only the portable kernels, and the tests pass."""
     _install(session, POLY1305X_NO_SIMD="1")
-    session.run("python", "-c", "import poly1305x, sys; from poly1305x import _dispatch; "
+    session.run("python", "-c", "import poly1305x, sys; from poly1305x._core import _dispatch; "
                 "b = poly1305x.backends(); print('backends:', b); "
                 "sys.exit(b != ['portable', 'portable26', 'scalar'] "
                 "or bool(_dispatch.emulated_backends()))")
@@ -208,7 +208,7 @@ exts = sorted(n for n in names if n.endswith((".so", ".pyd")))
 print("extension modules:", *exts, sep="\\n  ")
 assert not [n for n in exts if "_emu" in n], "the test-only SIMDe module is in a release wheel"
 assert not [n for n in names if n.endswith(".c")], "generated C in the wheel"
-for need in ("poly1305x/py.typed", "poly1305x/_engine.pyi", "poly1305x/_dispatch.pyi"):
+for need in ("poly1305x/py.typed", "poly1305x/_core/_engine.pyi", "poly1305x/_core/_dispatch.pyi"):
     assert need in names, "missing " + need
 '''
 
@@ -370,7 +370,7 @@ def freethreaded(session):
     # SIMD ones included) must leave the GIL off.
     session.run(py, "-W", "error::RuntimeWarning", "-c",
                 "import sys, poly1305x, poly1305x.aead, poly1305x.openssh, poly1305x.hpke; "
-                "from poly1305x import _dispatch; [_dispatch.set_backend(b) for b in "
+                "from poly1305x._core import _dispatch; [_dispatch.set_backend(b) for b in "
                 "poly1305x.backends() + _dispatch.emulated_backends()]; "
                 "print('GIL enabled after import:', sys._is_gil_enabled()); "
                 "sys.exit(sys._is_gil_enabled())", external=True)

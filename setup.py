@@ -31,6 +31,7 @@ from setuptools.command.build_ext import build_ext
 HERE = os.path.dirname(os.path.abspath(__file__))
 PKG = os.path.join(HERE, "poly1305x")
 KERNELS = os.path.join(PKG, "_kernels")
+CORE = os.path.join(PKG, "_core")
 
 SIMD = {
     "poly1305x._kernels._x86_avx2": ["-mavx2"],
@@ -127,7 +128,7 @@ def _extensions():
 
     macros = [(m, "1") for m in ("POLY1305X_NO_INT128", "POLY1305X_NO_VEC", "POLY1305X_VEC_SSE2")
               if _flag(m)]
-    names = ["_kernels._portable", "_dispatch", "_engine", "_ssh"]
+    names = ["_kernels._portable", "_core._dispatch", "_core._engine", "openssh._ssh"]
     if _is_x86_64() and not _flag("POLY1305X_NO_SIMD"):
         names += ["_kernels._x86_avx2", "_kernels._x86_avx512"]
         if _flag("POLY1305X_SIMDE"):
@@ -139,7 +140,7 @@ def _extensions():
     only = [n.strip() for n in os.environ.get("POLY1305X_ONLY", "").split(",") if n.strip()]
     if only:
         names = [n for n in names if n.rsplit(".", 1)[-1] in only]
-    exts = [Extension(f"poly1305x.{n}", [paths[n]], include_dirs=[PKG, KERNELS],
+    exts = [Extension(f"poly1305x.{n}", [paths[n]], include_dirs=[CORE, KERNELS],
                       define_macros=macros) for n in names]
     return cythonize(
         exts,

@@ -9,7 +9,7 @@ b'attack at dawn'
 """
 import os
 
-from poly1305x._engine import ChaCha20Cipher, chacha20_poly1305_key_pair, hchacha20_subkey
+from poly1305x._core._engine import ChaCha20Cipher, chacha20_poly1305_key_pair, hchacha20_subkey
 from poly1305x._errors import MessageTooLongError
 
 __all__ = ["ChaCha20Cipher", "MessageTooLongError", "new", "block_size", "key_size"]

@@ -3,7 +3,7 @@ from typing import Iterable, Optional, Union
 
 from typing_extensions import Buffer
 
-from poly1305x._engine import ChaCha20Cipher as ChaCha20Cipher
+from poly1305x._core._engine import ChaCha20Cipher as ChaCha20Cipher
 from poly1305x._errors import MessageTooLongError as MessageTooLongError
 
 __all__ = ["ChaCha20Cipher", "MessageTooLongError", "new", "block_size", "key_size"]

@@ -12,7 +12,7 @@ b'secret'
 """
 import os
 
-from poly1305x._engine import ChaCha20Poly1305Cipher
+from poly1305x._core._engine import ChaCha20Poly1305Cipher
 
 __all__ = ["ChaCha20Poly1305Cipher", "new", "key_size"]
 

@@ -4,7 +4,7 @@ from typing import Optional
 
 from typing_extensions import Buffer
 
-from poly1305x._engine import ChaCha20Poly1305Cipher as ChaCha20Poly1305Cipher
+from poly1305x._core._engine import ChaCha20Poly1305Cipher as ChaCha20Poly1305Cipher
 
 __all__ = ["ChaCha20Poly1305Cipher", "new", "key_size"]
 

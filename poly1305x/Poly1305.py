@@ -5,18 +5,18 @@
 >>> len(mac.digest())
 16
 
-``new`` is compiled (``poly1305x._engine.new``): one call for a ChaCha20
+``new`` is compiled (``poly1305x._core._engine.new``): one call for a ChaCha20
 module (poly1305x's, pycryptodome's or pycryptodomex's); every other cipher
 comes back to ``_new_other`` below.
 """
-from poly1305x import _engine
+from poly1305x._core import _engine
 from poly1305x._ciphers import is_chacha20 as _is_chacha20
 from poly1305x._ciphers import key_pair_deriver as _deriver
-from poly1305x._engine import Poly1305 as _OneTimeKey
-from poly1305x._engine import Poly1305_MAC
-from poly1305x._engine import poly1305_chacha20_new as _chacha20_new
-from poly1305x._engine import poly1305_chacha20_tag as _chacha20_tag
-from poly1305x._engine import new
+from poly1305x._core._engine import Poly1305 as _OneTimeKey
+from poly1305x._core._engine import Poly1305_MAC
+from poly1305x._core._engine import poly1305_chacha20_new as _chacha20_new
+from poly1305x._core._engine import poly1305_chacha20_tag as _chacha20_tag
+from poly1305x._core._engine import new
 
 __all__ = ["Poly1305_MAC", "new", "mac_with_cipher", "digest_size"]
 

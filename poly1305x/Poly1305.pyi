@@ -3,7 +3,7 @@ from typing import Iterable, Optional, Union
 
 from typing_extensions import Buffer
 
-from poly1305x._engine import Poly1305_MAC as Poly1305_MAC
+from poly1305x._core._engine import Poly1305_MAC as Poly1305_MAC
 
 __all__ = ["Poly1305_MAC", "new", "mac_with_cipher", "digest_size"]
 

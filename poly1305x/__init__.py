@@ -10,7 +10,7 @@ Faces:
 ``backends()`` lists the kernels usable on this CPU, best first; ``backend()``
 names the one new objects use; ``POLY1305X_BACKEND`` picks one at import.
 """
-from poly1305x._dispatch import backend, backends, cpu_features, set_backend
+from poly1305x._core._dispatch import backend, backends, cpu_features, set_backend
 from poly1305x._errors import AlreadyFinalized, InvalidSignature, InvalidTag, MessageTooLongError
 from poly1305x import ChaCha20, ChaCha20_Poly1305, Poly1305, aead, mac  # noqa: E402
 from poly1305x._install import install, uninstall  # noqa: E402

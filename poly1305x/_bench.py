@@ -196,7 +196,7 @@ def _chacha_cryptography(size):
 
 
 def _hpke_poly1305x(size):
-    from poly1305x._engine import chacha20poly1305_seal
+    from poly1305x._core._engine import chacha20poly1305_seal
     data = _data(size)
     return partial(chacha20poly1305_seal, _KEY, _NONCE, _AAD, data)
 

@@ -32,7 +32,7 @@ nothing about ciphers.
 import os
 from types import ModuleType
 
-from poly1305x._engine import chacha20_modules
+from poly1305x._core._engine import chacha20_modules
 
 __all__ = ["key_pair_deriver", "block_encryptor", "is_chacha20", "chacha20_modules",
            "CHACHA20_MODULES"]

@@ -14,7 +14,7 @@ import sys
 from contextlib import contextmanager
 
 import poly1305x
-from poly1305x import _dispatch
+from poly1305x._core import _dispatch
 
 __all__ = ["VECTORS", "pattern", "run_selftest", "selftest_backends", "using_backend"]
 
@@ -146,7 +146,7 @@ def _check_chacha20(vec, backend):
 
 def _check_aead(vec, backend):
     from poly1305x import ChaCha20_Poly1305
-    from poly1305x._engine import chacha20poly1305_seal
+    from poly1305x._core._engine import chacha20poly1305_seal
     from poly1305x.aead import ChaCha20Poly1305
     key, nonce, aad, pt, tag = vec["key"], vec["nonce"], vec["aad"], vec["pt"], vec["tag"]
     bad = []

@@ -41,8 +41,8 @@ b'application data'
 import threading as _threading
 from operator import index as _index
 
-from poly1305x._engine import ChaCha20Poly1305 as _AEAD
-from poly1305x._engine import chacha20poly1305_open, chacha20poly1305_seal
+from poly1305x._core._engine import ChaCha20Poly1305 as _AEAD
+from poly1305x._core._engine import chacha20poly1305_open, chacha20poly1305_seal
 from poly1305x._errors import InvalidTag
 
 # `seal` and `open` are left out of __all__ on purpose: a star import would

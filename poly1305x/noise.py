@@ -24,7 +24,7 @@ which is what noiseprotocol catches.
 noiseprotocol is optional (``pip install 'poly1305x[noise]'``); it is imported
 when one of these functions is called.
 """
-from poly1305x._engine import ChaCha20Poly1305 as _AEAD
+from poly1305x._core._engine import ChaCha20Poly1305 as _AEAD
 
 __all__ = ["ChaChaPolyCipher", "backend", "use_with_noiseprotocol"]
 

@@ -10,7 +10,8 @@ import pytest
 
 import poly1305x
 import reference
-from poly1305x import ChaCha20, Poly1305, _dispatch
+from poly1305x import ChaCha20, Poly1305
+from poly1305x._core import _dispatch
 
 from Crypto.Cipher import AES as Crypto_AES  # noqa: E402
 from Crypto.Cipher import DES, DES3, ARC4, Blowfish, Salsa20  # noqa: E402

@@ -18,7 +18,7 @@ import pytest
 
 import poly1305x
 import reference
-from poly1305x import _dispatch
+from poly1305x._core import _dispatch
 
 import cryptography  # noqa: E402
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms  # noqa: E402

@@ -25,7 +25,8 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305 as CgAE
 from cryptography.hazmat.primitives.poly1305 import Poly1305 as CgPoly1305
 
 import poly1305x
-from poly1305x import ChaCha20, ChaCha20_Poly1305, Poly1305, _ciphers, _engine
+from poly1305x import ChaCha20, ChaCha20_Poly1305, Poly1305, _ciphers
+from poly1305x._core import _engine
 from poly1305x.aead import ChaCha20Poly1305, XChaCha20Poly1305
 from poly1305x.mac import Poly1305 as MacPoly1305
 

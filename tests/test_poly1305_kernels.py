@@ -18,7 +18,7 @@ import random
 import pytest
 
 import poly1305x
-from poly1305x._dispatch import emulated_backends, kernel_poly1305
+from poly1305x._core._dispatch import emulated_backends, kernel_poly1305
 from reference import poly1305 as ref_poly1305
 
 try:

@@ -28,12 +28,12 @@ Command line: ``python -m poly1305x.openssh decrypt|encrypt|info KEYFILE``
 The package: ``_wire`` (SSH wire types, PEM armour), ``_keys`` (the table of
 key types), ``_container`` (the file format, bcrypt_pbkdf, the ciphers),
 ``_cryptography`` and ``_asyncssh`` (the peers), ``__main__`` (the command
-line); the packet cipher itself is compiled, in ``poly1305x._ssh``.
+line); the packet cipher itself is compiled, in ``poly1305x.openssh._ssh``.
 """
 import base64
 import hashlib
 
-from poly1305x._ssh import PacketCipher
+from poly1305x.openssh._ssh import PacketCipher
 from poly1305x.openssh._asyncssh import use_with_asyncssh
 from poly1305x.openssh._container import (
     CIPHERS, DEFAULT_MAX_ROUNDS, INSTALL_HINT, load, parse_outer, parse_private,

@@ -13,7 +13,7 @@ whose table or ``Encryption`` interface is not the one this was written for.
 """
 import threading
 
-from poly1305x._ssh import PacketCipher, keyfile_open, keyfile_seal
+from poly1305x.openssh._ssh import PacketCipher, keyfile_open, keyfile_seal
 
 NAME = b"chacha20-poly1305@openssh.com"
 _HINT = "pip install poly1305x[asyncssh]"

@@ -5,7 +5,7 @@ import secrets
 
 from poly1305x._errors import InvalidTag
 from poly1305x._peers import pycryptodome
-from poly1305x._ssh import keyfile_open, keyfile_seal
+from poly1305x.openssh._ssh import keyfile_open, keyfile_seal
 from poly1305x.openssh._keys import read_private, read_public
 from poly1305x.openssh._wire import MAGIC, U32, Reader, armour, string, unarmour, wipe
 

@@ -39,7 +39,7 @@ import struct
 import threading
 
 from poly1305x._errors import InvalidTag
-from poly1305x._ssh import PacketCipher
+from poly1305x.openssh._ssh import PacketCipher
 
 __all__ = ["CIPHER", "use_with_paramiko"]
 

@@ -8,12 +8,12 @@ aead.py) are thin layers over these classes; _ssh.pyx frames OpenSSH's cipher
 over the same AEAD core.
 
 One module, in five files by concern:
-  _engine_buffers.pxi  borrowing buffers; the objects' life-cycle/busy word
-  _engine_mac.pxi      the Poly1305 streaming state and the MAC objects
-  _engine_stream.pxi   the ChaCha20 key stream (nonce, seek, threads) and
+  _buffers.pxi         borrowing buffers; the objects' life-cycle/busy word
+  _mac.pxi             the Poly1305 streaming state and the MAC objects
+  _stream.pxi          the ChaCha20 key stream (nonce, seek, threads) and
                        the ChaCha20 object
-  _engine_aead.pxi     the encrypt-then-MAC core and the AEAD objects
-  _engine_poly1305_chacha20.pxi
+  _aead.pxi            the encrypt-then-MAC core and the AEAD objects
+  _poly1305_chacha20.pxi
                        Poly1305.new keyed from ChaCha20 block 0 (the
                        pycryptodome face's fast path)
 
@@ -30,7 +30,7 @@ from cpython.mem cimport PyMem_Calloc, PyMem_Free
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from poly1305x._dispatch cimport active_kernels
+from poly1305x._core._dispatch cimport active_kernels
 from poly1305x._kernels._common cimport (
     chacha20_init_state, hchacha20, poly1305_finish, poly1305_init, tags_equal, wipe,
 )
@@ -53,11 +53,11 @@ cdef extern from "Python.h":
 # wrote while it is still in L1/L2.
 cdef size_t SLICE = 16384
 
-include "_engine_buffers.pxi"
-include "_engine_mac.pxi"
-include "_engine_stream.pxi"
-include "_engine_aead.pxi"
-include "_engine_poly1305_chacha20.pxi"
+include "_buffers.pxi"
+include "_mac.pxi"
+include "_stream.pxi"
+include "_aead.pxi"
+include "_poly1305_chacha20.pxi"
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -387,7 +387,7 @@ cdef class ChaCha20Poly1305Cipher:
     cdef object __weakref__
     cdef stream_t s
     cdef mac_t c
-    cdef p1305x_word state     # life cycle and busy flag (_engine_buffers.pxi)
+    cdef p1305x_word state     # life cycle and busy flag (_buffers.pxi)
     cdef uint64_t len_aad, len_ct
     cdef int next_ops
     cdef bint aad_done, finished

@@ -22,8 +22,8 @@ from cpython.long cimport PyLong_Check
 from libc.stdint cimport uint8_t, uint32_t
 from libc.string cimport memcpy, memset
 
-from poly1305x._dispatch cimport active_kernels
-from poly1305x._engine cimport (
+from poly1305x._core._dispatch cimport active_kernels
+from poly1305x._core._engine cimport (
     GIL_THRESHOLD, buf_t, etm_open, etm_seal, get_buf, put_buf, stream_block0, stream_init,
     stream_set_nonce, stream_t,
 )

@@ -354,7 +354,7 @@ cdef class ChaCha20Cipher:
     block_size = 1
     cdef object __weakref__
     cdef stream_t s
-    cdef p1305x_word state     # life cycle and busy flag (_engine_buffers.pxi)
+    cdef p1305x_word state     # life cycle and busy flag (_buffers.pxi)
     cdef int next_ops          # 1: encrypt allowed, 2: decrypt allowed
     cdef public object nonce
     cdef readonly str _name

@@ -106,7 +106,7 @@ cdef bytes oneshot_tag(object key, object data):
 cdef class _MacBase:
     """A Poly1305 state plus the backend it was created on."""
     cdef mac_t c
-    cdef p1305x_word state     # life cycle and busy flag (_engine_buffers.pxi)
+    cdef p1305x_word state     # life cycle and busy flag (_buffers.pxi)
     cdef bint done
     cdef uint8_t tag[16]
 
