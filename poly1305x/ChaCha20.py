@@ -42,29 +42,21 @@ def _HChaCha20(key, nonce):
     return hchacha20_subkey(key, nonce)
 
 
-def _derive_Poly1305_key_pair(key, nonce):
-    """(r, s, nonce) for Poly1305 from ChaCha20 block 0; a random 12-byte nonce
-    when ``nonce`` is None.  pycryptodome's private helper, mirrored (its
-    tests call it); ``Poly1305.new`` derives the pair itself, in one call."""
-    if len(key) != 32:
-        raise ValueError("Poly1305 with ChaCha20 requires a 32-byte key")
-    if nonce is None:
-        nonce = os.urandom(12)
-    r, s = chacha20_poly1305_key_pair(key, nonce)
-    return r, s, nonce
+#: (r, s, nonce) for Poly1305 from ChaCha20 block 0; a random 12-byte nonce
+#: when ``nonce`` is None.  pycryptodome's private helper, mirrored (its tests
+#: call it); ``Poly1305.new`` derives the pair itself, in one call.
+_derive_Poly1305_key_pair = chacha20_poly1305_key_pair
 
 
 def new(*, key, nonce=None, threads=1):
     """Create a ChaCha20 (8- or 12-byte nonce) or XChaCha20 (24-byte nonce)
     cipher.  The nonce is any bytes-like object or, as in pycryptodome,
     anything ``bytes()`` takes (a list of ints); random (8 bytes) when omitted.  ``threads`` > 1 (0: all
-    cores) splits inputs of 2 MiB and more across threads, without the GIL."""
+    cores) splits inputs of 2 MiB and more across threads, without the GIL.
+    The checks and messages are the cipher object's (the engine's ChaCha20
+    face)."""
     if nonce is None:
         nonce = os.urandom(8)
-    if len(key) != 32:
-        raise ValueError("ChaCha20/XChaCha20 key must be 32 bytes long")
-    if len(nonce) not in (8, 12, 24):
-        raise ValueError("Nonce must be 8/12 bytes(ChaCha20) or 24 bytes (XChaCha20)")
     if threads == 1 and type(threads) is int:
         return ChaCha20Cipher(key, nonce)
     return ChaCha20Cipher(key, nonce, threads, _MIN_BYTES_PER_THREAD)

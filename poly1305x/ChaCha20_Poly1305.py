@@ -23,13 +23,9 @@ def new(*, key, nonce=None):
     """Create a ChaCha20-Poly1305 (8- or 12-byte nonce, RFC 8439) or
     XChaCha20-Poly1305 (24-byte nonce) cipher; a random 12-byte nonce when
     omitted (see the ``nonce`` attribute).  As in pycryptodome, the nonce is
-    bytes, a bytearray or a memoryview (a strided one too), not a list."""
-    if len(key) != 32:
-        raise ValueError("Key must be 32 bytes long")
+    bytes, a bytearray or a memoryview (a strided one too), not a list.  The
+    checks and messages are the cipher object's (the engine's
+    ChaCha20_Poly1305 face)."""
     if nonce is None:
         nonce = os.urandom(12)
-    if len(nonce) not in (8, 12, 24):
-        raise ValueError("Nonce must be 8, 12 or 24 bytes long")
-    if isinstance(nonce, str) or not isinstance(nonce, (bytes, bytearray, memoryview)):
-        raise TypeError("nonce must be bytes, bytearray or memoryview")
     return ChaCha20Poly1305Cipher(key, nonce)

@@ -1,6 +1,6 @@
 """Poly1305 over a 128-bit block cipher: poly1305x.Poly1305.new(cipher=...,
 key_order=...) and Poly1305.mac_with_cipher, with the adapters of
-poly1305x._ciphers."""
+poly1305x._core._ciphers."""
 import os
 import random
 import types

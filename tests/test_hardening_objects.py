@@ -50,7 +50,7 @@ def test_keys_wiped_on_free():
         "ChaCha20Poly1305Cipher": key,
     }
     needles["XChaCha20Poly1305"] = key
-    r, s = _engine.chacha20_poly1305_key_pair(key, bytes(12))
+    r, s, _ = _engine.chacha20_poly1305_key_pair(key, bytes(12))
     needles["Poly1305_MAC"] = s
     for name, make in makers.items():
         obj = make()

@@ -3,19 +3,27 @@
 
 Everything here is built without ISA flags and reaches the kernels only through
 the kernel_table that the dispatcher selected when the object (or call) began.
-The public faces (Poly1305.py, mac.py, ChaCha20.py, ChaCha20_Poly1305.py,
-aead.py) are thin layers over these classes; _ssh.pyx frames OpenSSH's cipher
-over the same AEAD core.
+The public face modules (Poly1305.py, mac.py, ChaCha20.py,
+ChaCha20_Poly1305.py, aead.py) re-export these classes and add only
+pycryptodome's module constants and random default nonces;
+poly1305x.openssh._ssh frames OpenSSH's cipher over the same AEAD core.
 
-One module, in five files by concern:
+One module (a face's classes are cdef classes, and a cdef class's methods
+live in its class body: one extension module keeps every call a direct C
+call), in files by concern.  The core, which holds no face's check or message:
   _buffers.pxi         borrowing buffers; the objects' life-cycle/busy word
-  _mac.pxi             the Poly1305 streaming state and the MAC objects
-  _stream.pxi          the ChaCha20 key stream (nonce, seek, threads) and
-                       the ChaCha20 object
-  _aead.pxi            the encrypt-then-MAC core and the AEAD objects
-  _poly1305_chacha20.pxi
-                       Poly1305.new keyed from ChaCha20 block 0 (the
-                       pycryptodome face's fast path)
+  _mac.pxi             the Poly1305 streaming state; the MAC objects' base
+  _stream.pxi          the ChaCha20 key stream (nonce, seek, threads) and the
+                       encrypt/decrypt wrapper of the stream objects
+  _aead.pxi            the one encrypt-then-MAC construction (also OpenSSH's)
+One file per face, with all of its checks and messages:
+  _face_mac.pxi        cryptography's Poly1305
+  _face_aead.pxi       cryptography's ChaCha20Poly1305, XChaCha20Poly1305
+  _face_ChaCha20.pxi   pycryptodome's ChaCha20 (and HChaCha20)
+  _face_ChaCha20_Poly1305.pxi
+                       pycryptodome's ChaCha20_Poly1305
+  _face_Poly1305.pxi   pycryptodome's Poly1305: new(), mac_with_cipher(), the
+                       ChaCha20 fast path, the block-cipher adapters (_ciphers)
 
 Buffers are read with PyObject_GetBuffer (a bytes fast path first): a typed
 memoryview argument would cost ~75 ns a call.  The GIL is released for inputs
@@ -42,7 +50,8 @@ import os
 from os import urandom
 
 from poly1305x._errors import (
-    AlreadyFinalized, InvalidSignature, InvalidTag, MessageTooLongError, NotContiguousError,
+    KEY_NOT_STR, AlreadyFinalized, InvalidSignature, InvalidTag, MessageTooLongError,
+    NotContiguousError,
 )
 
 cdef extern from "Python.h":
@@ -53,11 +62,17 @@ cdef extern from "Python.h":
 # wrote while it is still in L1/L2.
 cdef size_t SLICE = 16384
 
+# The core: no face's class, check or message.
 include "_buffers.pxi"
 include "_mac.pxi"
 include "_stream.pxi"
 include "_aead.pxi"
-include "_poly1305_chacha20.pxi"
+# One file per face: its classes, with all of its checks and messages.
+include "_face_mac.pxi"
+include "_face_aead.pxi"
+include "_face_ChaCha20.pxi"
+include "_face_ChaCha20_Poly1305.pxi"
+include "_face_Poly1305.pxi"
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -8,8 +8,8 @@
             "poly1305x/_kernels/_wide.h"
         ],
         "include_dirs": [
-            "poly1305x/_kernels",
             "poly1305x/_core",
+            "poly1305x/_kernels",
             "/work/wt/h28/poly1305x/_core",
             "/work/wt/h28/poly1305x/_kernels"
         ],
@@ -2253,6 +2253,59 @@ static CYTHON_INLINE int __Pyx_ParseKeywords(
 static void __Pyx_RaiseArgtupleInvalid(const char* func_name, int exact,
     Py_ssize_t num_min, Py_ssize_t num_max, Py_ssize_t num_found);
 
+/* PyObjectGetAttrStrNoError.proto (used by GetBuiltinName) */
+static CYTHON_INLINE PyObject* __Pyx_PyObject_GetAttrStrNoError(PyObject* obj, PyObject* attr_name);
+
+/* GetBuiltinName.proto (used by GetModuleGlobalName) */
+static PyObject *__Pyx_GetBuiltinName(PyObject *name);
+
+/* PyDictVersioning.proto (used by GetModuleGlobalName) */
+#if CYTHON_USE_DICT_VERSIONS && CYTHON_USE_TYPE_SLOTS
+#define __PYX_DICT_VERSION_INIT  ((PY_UINT64_T) -1)
+#define __PYX_GET_DICT_VERSION(dict)  (((PyDictObject*)(dict))->ma_version_tag)
+#define __PYX_UPDATE_DICT_CACHE(dict, value, cache_var, version_var)\
+    (version_var) = __PYX_GET_DICT_VERSION(dict);\
+    (cache_var) = (value);
+#define __PYX_PY_DICT_LOOKUP_IF_MODIFIED(VAR, DICT, LOOKUP) {\
+    static PY_UINT64_T __pyx_dict_version = 0;\
+    static PyObject *__pyx_dict_cached_value = NULL;\
+    if (likely(__PYX_GET_DICT_VERSION(DICT) == __pyx_dict_version)) {\
+        (VAR) = __Pyx_XNewRef(__pyx_dict_cached_value);\
+    } else {\
+        (VAR) = __pyx_dict_cached_value = (LOOKUP);\
+        __pyx_dict_version = __PYX_GET_DICT_VERSION(DICT);\
+    }\
+}
+static CYTHON_INLINE PY_UINT64_T __Pyx_get_tp_dict_version(PyObject *obj);
+static CYTHON_INLINE PY_UINT64_T __Pyx_get_object_dict_version(PyObject *obj);
+static CYTHON_INLINE int __Pyx_object_dict_version_matches(PyObject* obj, PY_UINT64_T tp_dict_version, PY_UINT64_T obj_dict_version);
+#else
+#define __PYX_GET_DICT_VERSION(dict)  (0)
+#define __PYX_UPDATE_DICT_CACHE(dict, value, cache_var, version_var)
+#define __PYX_PY_DICT_LOOKUP_IF_MODIFIED(VAR, DICT, LOOKUP)  (VAR) = (LOOKUP);
+#endif
+
+/* GetModuleGlobalName.proto */
+#if CYTHON_USE_DICT_VERSIONS
+#define __Pyx_GetModuleGlobalName(var, name)  do {\
+    static PY_UINT64_T __pyx_dict_version = 0;\
+    static PyObject *__pyx_dict_cached_value = NULL;\
+    (var) = (likely(__pyx_dict_version == __PYX_GET_DICT_VERSION(__pyx_mstate_global->__pyx_d))) ?\
+        (likely(__pyx_dict_cached_value) ? __Pyx_NewRef(__pyx_dict_cached_value) : __Pyx_GetBuiltinName(name)) :\
+        __Pyx__GetModuleGlobalName(name, &__pyx_dict_version, &__pyx_dict_cached_value);\
+} while(0)
+#define __Pyx_GetModuleGlobalNameUncached(var, name)  do {\
+    PY_UINT64_T __pyx_dict_version;\
+    PyObject *__pyx_dict_cached_value;\
+    (var) = __Pyx__GetModuleGlobalName(name, &__pyx_dict_version, &__pyx_dict_cached_value);\
+} while(0)
+static PyObject *__Pyx__GetModuleGlobalName(PyObject *name, PY_UINT64_T *dict_version, PyObject **dict_cached_value);
+#else
+#define __Pyx_GetModuleGlobalName(var, name)  (var) = __Pyx__GetModuleGlobalName(name)
+#define __Pyx_GetModuleGlobalNameUncached(var, name)  (var) = __Pyx__GetModuleGlobalName(name)
+static CYTHON_INLINE PyObject *__Pyx__GetModuleGlobalName(PyObject *name);
+#endif
+
 /* GetException.proto */
 #if CYTHON_FAST_THREAD_STATE
 #define __Pyx_GetException(type, value, tb)  __Pyx__GetException(__pyx_tstate, type, value, tb)
@@ -2349,59 +2402,6 @@ static CYTHON_INLINE PyObject* __Pyx____Pyx_PyUnicode_From_size_t(size_t value, 
 
 /* JoinPyUnicode.export */
 static PyObject* __Pyx_PyUnicode_Join(PyObject** values, Py_ssize_t value_count, Py_ssize_t result_ulength, int kind);
-
-/* PyObjectGetAttrStrNoError.proto (used by GetBuiltinName) */
-static CYTHON_INLINE PyObject* __Pyx_PyObject_GetAttrStrNoError(PyObject* obj, PyObject* attr_name);
-
-/* GetBuiltinName.proto (used by GetModuleGlobalName) */
-static PyObject *__Pyx_GetBuiltinName(PyObject *name);
-
-/* PyDictVersioning.proto (used by GetModuleGlobalName) */
-#if CYTHON_USE_DICT_VERSIONS && CYTHON_USE_TYPE_SLOTS
-#define __PYX_DICT_VERSION_INIT  ((PY_UINT64_T) -1)
-#define __PYX_GET_DICT_VERSION(dict)  (((PyDictObject*)(dict))->ma_version_tag)
-#define __PYX_UPDATE_DICT_CACHE(dict, value, cache_var, version_var)\
-    (version_var) = __PYX_GET_DICT_VERSION(dict);\
-    (cache_var) = (value);
-#define __PYX_PY_DICT_LOOKUP_IF_MODIFIED(VAR, DICT, LOOKUP) {\
-    static PY_UINT64_T __pyx_dict_version = 0;\
-    static PyObject *__pyx_dict_cached_value = NULL;\
-    if (likely(__PYX_GET_DICT_VERSION(DICT) == __pyx_dict_version)) {\
-        (VAR) = __Pyx_XNewRef(__pyx_dict_cached_value);\
-    } else {\
-        (VAR) = __pyx_dict_cached_value = (LOOKUP);\
-        __pyx_dict_version = __PYX_GET_DICT_VERSION(DICT);\
-    }\
-}
-static CYTHON_INLINE PY_UINT64_T __Pyx_get_tp_dict_version(PyObject *obj);
-static CYTHON_INLINE PY_UINT64_T __Pyx_get_object_dict_version(PyObject *obj);
-static CYTHON_INLINE int __Pyx_object_dict_version_matches(PyObject* obj, PY_UINT64_T tp_dict_version, PY_UINT64_T obj_dict_version);
-#else
-#define __PYX_GET_DICT_VERSION(dict)  (0)
-#define __PYX_UPDATE_DICT_CACHE(dict, value, cache_var, version_var)
-#define __PYX_PY_DICT_LOOKUP_IF_MODIFIED(VAR, DICT, LOOKUP)  (VAR) = (LOOKUP);
-#endif
-
-/* GetModuleGlobalName.proto */
-#if CYTHON_USE_DICT_VERSIONS
-#define __Pyx_GetModuleGlobalName(var, name)  do {\
-    static PY_UINT64_T __pyx_dict_version = 0;\
-    static PyObject *__pyx_dict_cached_value = NULL;\
-    (var) = (likely(__pyx_dict_version == __PYX_GET_DICT_VERSION(__pyx_mstate_global->__pyx_d))) ?\
-        (likely(__pyx_dict_cached_value) ? __Pyx_NewRef(__pyx_dict_cached_value) : __Pyx_GetBuiltinName(name)) :\
-        __Pyx__GetModuleGlobalName(name, &__pyx_dict_version, &__pyx_dict_cached_value);\
-} while(0)
-#define __Pyx_GetModuleGlobalNameUncached(var, name)  do {\
-    PY_UINT64_T __pyx_dict_version;\
-    PyObject *__pyx_dict_cached_value;\
-    (var) = __Pyx__GetModuleGlobalName(name, &__pyx_dict_version, &__pyx_dict_cached_value);\
-} while(0)
-static PyObject *__Pyx__GetModuleGlobalName(PyObject *name, PY_UINT64_T *dict_version, PyObject **dict_cached_value);
-#else
-#define __Pyx_GetModuleGlobalName(var, name)  (var) = __Pyx__GetModuleGlobalName(name)
-#define __Pyx_GetModuleGlobalNameUncached(var, name)  (var) = __Pyx__GetModuleGlobalName(name)
-static CYTHON_INLINE PyObject *__Pyx__GetModuleGlobalName(PyObject *name);
-#endif
 
 /* RejectKeywords.export */
 static void __Pyx_RejectKeywords(const char* function_name, PyObject *kwds);
@@ -3060,14 +3060,14 @@ static __pyx_mstatetype * const __pyx_mstate_global = &__pyx_mstate_global_stati
 #define __pyx_kp_u_enable __pyx_string_tab[16]
 #define __pyx_kp_u_gc __pyx_string_tab[17]
 #define __pyx_kp_u_isenabled __pyx_string_tab[18]
-#define __pyx_kp_u_key_must_be_bytes_like_not_str __pyx_string_tab[19]
-#define __pyx_kp_u_no_default___reduce___due_to_non __pyx_string_tab[20]
-#define __pyx_kp_u_poly1305x_openssh__ssh_pyx __pyx_string_tab[21]
-#define __pyx_kp_u_seqnr_must_be_an_int_not_s __pyx_string_tab[22]
-#define __pyx_kp_u_seqnr_must_be_in_0_2_32_1_the_ca __pyx_string_tab[23]
-#define __pyx_kp_u_the_authenticated_packet_length __pyx_string_tab[24]
-#define __pyx_kp_u_the_packet_s_length_field __pyx_string_tab[25]
-#define __pyx_n_u_InvalidTag __pyx_string_tab[26]
+#define __pyx_kp_u_no_default___reduce___due_to_non __pyx_string_tab[19]
+#define __pyx_kp_u_poly1305x_openssh__ssh_pyx __pyx_string_tab[20]
+#define __pyx_kp_u_seqnr_must_be_an_int_not_s __pyx_string_tab[21]
+#define __pyx_kp_u_seqnr_must_be_in_0_2_32_1_the_ca __pyx_string_tab[22]
+#define __pyx_kp_u_the_authenticated_packet_length __pyx_string_tab[23]
+#define __pyx_kp_u_the_packet_s_length_field __pyx_string_tab[24]
+#define __pyx_n_u_InvalidTag __pyx_string_tab[25]
+#define __pyx_n_u_KEY_NOT_STR __pyx_string_tab[26]
 #define __pyx_n_u_KEY_SIZE __pyx_string_tab[27]
 #define __pyx_n_u_PacketCipher __pyx_string_tab[28]
 #define __pyx_n_u_PacketCipher___reduce_cython __pyx_string_tab[29]
@@ -5225,9 +5225,9 @@ static int __pyx_pf_9poly1305x_7openssh_4_ssh_12PacketCipher___cinit__(struct __
   int __pyx_t_1;
   PyObject *__pyx_t_2 = NULL;
   PyObject *__pyx_t_3 = NULL;
-  size_t __pyx_t_4;
-  int __pyx_t_5;
-  PyObject *__pyx_t_6 = NULL;
+  PyObject *__pyx_t_4 = NULL;
+  size_t __pyx_t_5;
+  int __pyx_t_6;
   PyObject *__pyx_t_7 = NULL;
   int __pyx_t_8;
   char const *__pyx_t_9;
@@ -5247,7 +5247,7 @@ static int __pyx_pf_9poly1305x_7openssh_4_ssh_12PacketCipher___cinit__(struct __
  *         cdef uint8_t zero[8]
  *         cdef const kernel_table* k = active_kernels()             # <<<<<<<<<<<<<<
  *         if isinstance(key64, str):
- *             raise TypeError("key must be bytes-like, not str")
+ *             raise TypeError(KEY_NOT_STR)
 */
   __pyx_v_k = __pyx_f_9poly1305x_5_core_9_dispatch_active_kernels();
 
@@ -5255,7 +5255,7 @@ static int __pyx_pf_9poly1305x_7openssh_4_ssh_12PacketCipher___cinit__(struct __
  *         cdef uint8_t zero[8]
  *         cdef const kernel_table* k = active_kernels()
  *         if isinstance(key64, str):             # <<<<<<<<<<<<<<
- *             raise TypeError("key must be bytes-like, not str")
+ *             raise TypeError(KEY_NOT_STR)
  *         get_buf(key64, &kb)
 */
   __pyx_t_1 = PyUnicode_Check(__pyx_v_key64); 
@@ -5265,16 +5265,19 @@ static int __pyx_pf_9poly1305x_7openssh_4_ssh_12PacketCipher___cinit__(struct __
     /* "poly1305x/openssh/_ssh.pyx":149
  *         cdef const kernel_table* k = active_kernels()
  *         if isinstance(key64, str):
- *             raise TypeError("key must be bytes-like, not str")             # <<<<<<<<<<<<<<
+ *             raise TypeError(KEY_NOT_STR)             # <<<<<<<<<<<<<<
  *         get_buf(key64, &kb)
  *         try:
 */
     __pyx_t_3 = NULL;
-    __pyx_t_4 = 1;
+    __Pyx_GetModuleGlobalName(__pyx_t_4, __pyx_mstate_global->__pyx_n_u_KEY_NOT_STR); if (unlikely(!__pyx_t_4)) __PYX_ERR(0, 149, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_4);
+    __pyx_t_5 = 1;
     {
-      PyObject *__pyx_callargs[2] = {__pyx_t_3, __pyx_mstate_global->__pyx_kp_u_key_must_be_bytes_like_not_str};
-      __pyx_t_2 = __Pyx_PyObject_FastCall((PyObject*)(((PyTypeObject*)PyExc_TypeError)), __pyx_callargs+__pyx_t_4, (2-__pyx_t_4) | (__pyx_t_4*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
+      PyObject *__pyx_callargs[2] = {__pyx_t_3, __pyx_t_4};
+      __pyx_t_2 = __Pyx_PyObject_FastCall((PyObject*)(((PyTypeObject*)PyExc_TypeError)), __pyx_callargs+__pyx_t_5, (2-__pyx_t_5) | (__pyx_t_5*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
       __Pyx_XDECREF(__pyx_t_3); __pyx_t_3 = 0;
+      __Pyx_DECREF(__pyx_t_4); __pyx_t_4 = 0;
       if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 149, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_2);
     }
@@ -5286,23 +5289,23 @@ static int __pyx_pf_9poly1305x_7openssh_4_ssh_12PacketCipher___cinit__(struct __
  *         cdef uint8_t zero[8]
  *         cdef const kernel_table* k = active_kernels()
  *         if isinstance(key64, str):             # <<<<<<<<<<<<<<
- *             raise TypeError("key must be bytes-like, not str")
+ *             raise TypeError(KEY_NOT_STR)
  *         get_buf(key64, &kb)
 */
   }
 
   /* "poly1305x/openssh/_ssh.pyx":150
  *         if isinstance(key64, str):
- *             raise TypeError("key must be bytes-like, not str")
+ *             raise TypeError(KEY_NOT_STR)
  *         get_buf(key64, &kb)             # <<<<<<<<<<<<<<
  *         try:
  *             if kb.len != 64:
 */
-  __pyx_t_5 = __pyx_f_9poly1305x_5_core_7_engine_get_buf(__pyx_v_key64, (&__pyx_v_kb), NULL); if (unlikely(__pyx_t_5 == ((int)-1))) __PYX_ERR(0, 150, __pyx_L1_error)
+  __pyx_t_6 = __pyx_f_9poly1305x_5_core_7_engine_get_buf(__pyx_v_key64, (&__pyx_v_kb), NULL); if (unlikely(__pyx_t_6 == ((int)-1))) __PYX_ERR(0, 150, __pyx_L1_error)
 
 
   /* "poly1305x/openssh/_ssh.pyx":151
- *             raise TypeError("key must be bytes-like, not str")
+ *             raise TypeError(KEY_NOT_STR)
  *         get_buf(key64, &kb)
  *         try:             # <<<<<<<<<<<<<<
  *             if kb.len != 64:
@@ -5329,7 +5332,7 @@ static int __pyx_pf_9poly1305x_7openssh_4_ssh_12PacketCipher___cinit__(struct __
  *                                  "(got %d bytes)" % kb.len)
  *             memset(zero, 0, 8)
 */
-      __pyx_t_3 = NULL;
+      __pyx_t_4 = NULL;
 
       /* "poly1305x/openssh/_ssh.pyx":154
  *             if kb.len != 64:
@@ -5338,16 +5341,16 @@ static int __pyx_pf_9poly1305x_7openssh_4_ssh_12PacketCipher___cinit__(struct __
  *             memset(zero, 0, 8)
  *             stream_init(&self.main, k, kb.ptr, zero, 8)
 */
-      __pyx_t_6 = __Pyx_PyLong_FromSize_t(__pyx_v_kb.len); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 154, __pyx_L5_error)
-      __Pyx_GOTREF(__pyx_t_6);
-      __pyx_t_7 = PyUnicode_Format(__pyx_mstate_global->__pyx_kp_u_chacha20_poly1305_openssh_com_ta, __pyx_t_6); if (unlikely(!__pyx_t_7)) __PYX_ERR(0, 154, __pyx_L5_error)
+      __pyx_t_3 = __Pyx_PyLong_FromSize_t(__pyx_v_kb.len); if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 154, __pyx_L5_error)
+      __Pyx_GOTREF(__pyx_t_3);
+      __pyx_t_7 = PyUnicode_Format(__pyx_mstate_global->__pyx_kp_u_chacha20_poly1305_openssh_com_ta, __pyx_t_3); if (unlikely(!__pyx_t_7)) __PYX_ERR(0, 154, __pyx_L5_error)
       __Pyx_GOTREF(__pyx_t_7);
-      __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
-      __pyx_t_4 = 1;
+      __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
+      __pyx_t_5 = 1;
       {
-        PyObject *__pyx_callargs[2] = {__pyx_t_3, __pyx_t_7};
-        __pyx_t_2 = __Pyx_PyObject_FastCall((PyObject*)(((PyTypeObject*)PyExc_ValueError)), __pyx_callargs+__pyx_t_4, (2-__pyx_t_4) | (__pyx_t_4*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
-        __Pyx_XDECREF(__pyx_t_3); __pyx_t_3 = 0;
+        PyObject *__pyx_callargs[2] = {__pyx_t_4, __pyx_t_7};
+        __pyx_t_2 = __Pyx_PyObject_FastCall((PyObject*)(((PyTypeObject*)PyExc_ValueError)), __pyx_callargs+__pyx_t_5, (2-__pyx_t_5) | (__pyx_t_5*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
+        __Pyx_XDECREF(__pyx_t_4); __pyx_t_4 = 0;
         __Pyx_DECREF(__pyx_t_7); __pyx_t_7 = 0;
         if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 153, __pyx_L5_error)
         __Pyx_GOTREF(__pyx_t_2);
@@ -5412,7 +5415,7 @@ static int __pyx_pf_9poly1305x_7openssh_4_ssh_12PacketCipher___cinit__(struct __
       __pyx_t_10 = 0; __pyx_t_11 = 0; __pyx_t_12 = 0; __pyx_t_13 = 0; __pyx_t_14 = 0; __pyx_t_15 = 0;
       __Pyx_XDECREF(__pyx_t_2); __pyx_t_2 = 0;
       __Pyx_XDECREF(__pyx_t_3); __pyx_t_3 = 0;
-      __Pyx_XDECREF(__pyx_t_6); __pyx_t_6 = 0;
+      __Pyx_XDECREF(__pyx_t_4); __pyx_t_4 = 0;
       __Pyx_XDECREF(__pyx_t_7); __pyx_t_7 = 0;
        __Pyx_ExceptionSwap(&__pyx_t_13, &__pyx_t_14, &__pyx_t_15);
       if ( unlikely(__Pyx_GetException(&__pyx_t_10, &__pyx_t_11, &__pyx_t_12) < 0)) __Pyx_ErrFetch(&__pyx_t_10, &__pyx_t_11, &__pyx_t_12);
@@ -5422,7 +5425,7 @@ static int __pyx_pf_9poly1305x_7openssh_4_ssh_12PacketCipher___cinit__(struct __
       __Pyx_XGOTREF(__pyx_t_13);
       __Pyx_XGOTREF(__pyx_t_14);
       __Pyx_XGOTREF(__pyx_t_15);
-      __pyx_t_5 = __pyx_lineno; __pyx_t_8 = __pyx_clineno; __pyx_t_9 = __pyx_filename;
+      __pyx_t_6 = __pyx_lineno; __pyx_t_8 = __pyx_clineno; __pyx_t_9 = __pyx_filename;
       {
         __pyx_f_9poly1305x_5_core_7_engine_put_buf((&__pyx_v_kb));
       }
@@ -5435,7 +5438,7 @@ static int __pyx_pf_9poly1305x_7openssh_4_ssh_12PacketCipher___cinit__(struct __
       __Pyx_XGIVEREF(__pyx_t_12);
       __Pyx_ErrRestore(__pyx_t_10, __pyx_t_11, __pyx_t_12);
       __pyx_t_10 = 0; __pyx_t_11 = 0; __pyx_t_12 = 0; __pyx_t_13 = 0; __pyx_t_14 = 0; __pyx_t_15 = 0;
-      __pyx_lineno = __pyx_t_5; __pyx_clineno = __pyx_t_8; __pyx_filename = __pyx_t_9;
+      __pyx_lineno = __pyx_t_6; __pyx_clineno = __pyx_t_8; __pyx_filename = __pyx_t_9;
       goto __pyx_L1_error;
     }
     __pyx_L6:;
@@ -5455,7 +5458,7 @@ static int __pyx_pf_9poly1305x_7openssh_4_ssh_12PacketCipher___cinit__(struct __
   __pyx_L1_error:;
   __Pyx_XDECREF(__pyx_t_2);
   __Pyx_XDECREF(__pyx_t_3);
-  __Pyx_XDECREF(__pyx_t_6);
+  __Pyx_XDECREF(__pyx_t_4);
   __Pyx_XDECREF(__pyx_t_7);
   __Pyx_AddTraceback("poly1305x.openssh._ssh.PacketCipher.__cinit__", __pyx_clineno, __pyx_lineno, __pyx_filename);
   __pyx_r = -1;
@@ -8745,19 +8748,19 @@ __Pyx_RefNannySetupContext("PyInit__ssh", 0);
   /* "poly1305x/openssh/_ssh.pyx":33
  * from poly1305x._kernels._kernel cimport kernel_table
  * 
- * from poly1305x._errors import InvalidTag             # <<<<<<<<<<<<<<
+ * from poly1305x._errors import KEY_NOT_STR, InvalidTag             # <<<<<<<<<<<<<<
  * 
  * __all__ = ["PacketCipher", "keyfile_open", "keyfile_seal", "KEY_SIZE", "TAG_SIZE"]
 */
   {
-    PyObject* const __pyx_imported_names[] = {__pyx_mstate_global->__pyx_n_u_InvalidTag};
-    __pyx_t_1 = __Pyx_Import(__pyx_mstate_global->__pyx_n_u_poly1305x__errors, __pyx_imported_names, 1, NULL, 0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 33, __pyx_L1_error)
+    PyObject* const __pyx_imported_names[] = {__pyx_mstate_global->__pyx_n_u_KEY_NOT_STR,__pyx_mstate_global->__pyx_n_u_InvalidTag};
+    __pyx_t_1 = __Pyx_Import(__pyx_mstate_global->__pyx_n_u_poly1305x__errors, __pyx_imported_names, 2, NULL, 0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 33, __pyx_L1_error)
   }
   __pyx_t_2 = __pyx_t_1;
   __Pyx_GOTREF(__pyx_t_2);
   {
-    PyObject* const __pyx_imported_names[] = {__pyx_mstate_global->__pyx_n_u_InvalidTag};
-    __pyx_t_3 = 0; {
+    PyObject* const __pyx_imported_names[] = {__pyx_mstate_global->__pyx_n_u_KEY_NOT_STR,__pyx_mstate_global->__pyx_n_u_InvalidTag};
+    for (__pyx_t_3=0; __pyx_t_3 < 2; __pyx_t_3++) {
       __pyx_t_4 = __Pyx_ImportFrom(__pyx_t_2, __pyx_imported_names[__pyx_t_3]); if (unlikely(!__pyx_t_4)) __PYX_ERR(0, 33, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_4);
       if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_imported_names[__pyx_t_3], __pyx_t_4) < (0)) __PYX_ERR(0, 33, __pyx_L1_error)
@@ -8767,7 +8770,7 @@ __Pyx_RefNannySetupContext("PyInit__ssh", 0);
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
   /* "poly1305x/openssh/_ssh.pyx":35
- * from poly1305x._errors import InvalidTag
+ * from poly1305x._errors import KEY_NOT_STR, InvalidTag
  * 
  * __all__ = ["PacketCipher", "keyfile_open", "keyfile_seal", "KEY_SIZE", "TAG_SIZE"]             # <<<<<<<<<<<<<<
  * 
@@ -8975,31 +8978,31 @@ static int __Pyx_InitConstants(__pyx_mstatetype *__pyx_mstate) {
   int __pyx_clineno = 0;
   CYTHON_UNUSED_VAR(__pyx_mstate);
   {
-    const struct { const unsigned int length: 7; } str_length_index[] = {{55},{15},{1},{21},{26},{1},{1},{44},{59},{49},{64},{52},{59},{31},{52},{7},{6},{2},{9},{31},{50},{26},{28},{93},{33},{27},{10},{8},{12},{30},{32},{27},{17},{17},{8},{20},{7},{12},{8},{12},{8},{10},{8},{11},{12},{10},{17},{13},{12},{12},{19},{8},{13},{18},{1},{18},{1},{4},{14},{3},{6},{5},{5},{12},{12},{1},{2},{4},{3},{6},{5},{17},{22},{3},{1},{4},{4},{3},{5},{10},{6}};
+    const struct { const unsigned int length: 7; } str_length_index[] = {{55},{15},{1},{21},{26},{1},{1},{44},{59},{49},{64},{52},{59},{31},{52},{7},{6},{2},{9},{50},{26},{28},{93},{33},{27},{10},{11},{8},{12},{30},{32},{27},{17},{17},{8},{20},{7},{12},{8},{12},{8},{10},{8},{11},{12},{10},{17},{13},{12},{12},{19},{8},{13},{18},{1},{18},{1},{4},{14},{3},{6},{5},{5},{12},{12},{1},{2},{4},{3},{6},{5},{17},{22},{3},{1},{4},{4},{3},{5},{10},{6}};
     const struct { const unsigned int length: 10; } bytes_length_index[] = {{79},{874},{9},{110},{159},{88},{232},{243}};
     #ifndef CYTHON_COMPRESS_STRINGS
       #define CYTHON_COMPRESS_STRINGS 90
     #endif
-    #if (CYTHON_COMPRESS_STRINGS) == 1 /* compression: zlib (1398 bytes) */
-static const char cstring[] = "x\332\255U\317s\323F\024vJ\002\0012\220\004\222N\2460\263.\205\332!6qb\022\240\235i]H\200\351L\213\023\350\014\\v\326\322\332\026\226W\266ve\342\2368\372\250\243\216:\352\250\243\217>\372\230\243\217\371\023\370\023\372v%\3331IS(h\022\355\356\333\367\353\373\336{2*\265\005\345\250b\264({\204\032\204sD\017\210&\3146\312\243\273 \320jT`\223\262\212\250\3029\267\205\224AJ\330\224\242\262M*u\312D:\235F\272\005n\230%P\235\010\255\212D\225\24242\"\021\230\247\"Oi\224\001\277\251\354/$v-U\210\324 \034\366\202\243|F\006@q\304\262AM\235 N\211I\365\323L6\326\243\204P\352\270\005\"LG\202T\322Z\225\300\337\306z\246a\231\355\334\346\372\375_\255\006e\234W\263\232U\007\215\032X\022\264\025\007\255\321\366g\033\240T\005\020\336\326\2434\316\016\370\010\021\007\210a\302\320\2100,\206\312\304\000\\\377a\023\243>\335\324hT\251-\350\201@\274j\301\306\006\346\tSL\002~\235jv\2731\252\037\243T\347\2524e\303\006\362\3621wVY\t\243@\272\301I\311\244\224\311wE3x\264\323%\326\272\003V%\032\231eL\243F\327T\201\271\260\231\205tZ&\216)\020\3066\325\035\215b\214t\207\"a\201\016\313\010\333h\031\304\204[\315`\206\300x\210\366\340^\014\367\036\226\230\033\355\003N\233\314\036\005\223p\230\210\002\335\346\223w\006C\353\331\354\306\352\352\346F&\207R\022\205FL\023hxg\223\006W<h\226\303$1uKwL\013)\3455\264\267\373\030\3457\356oBoi\212\320\255l>-\355\217\361<j\271!\201\2511M?\362\211\036E\251\347\254ELC\177I*\277\357\274\306\373\317\337\354\274P\212\217U\211\216\357\263#\202\264\266\250Z\014\343\217n9\025\\@\370\323\357\047\213:q%\211\234\020\310\301yYx\252\322\0017\355\003\370\177bh\002\377\001-\263G\313\030\003[\030\036\302\200^\031\022\236\262\3034\271V\206i\300S\047\006S\253$QI\030\251\253\025\352\205c\265\246C\314\241x\330\002\047\260\216\004\364@\036\000\353\310\025?\026\360\004\007\030C\317A\333`\203c\315\262-G\030\014>\001m\246\031Vv$\340%\315\204\005C\266\302&\032-\001\033\272N\004\231dM\347B\215@\336\020\264\316\241\265\267\362\360*\303Ha\311\341p/\351cVM\212\300}T\370\206\tT\214z7\213\251m[6""\037\013\206\263+\233\271a5\270\364\301\251Y\206\306U\275\013\300\342A\201~q(\217\030\024\370\341\310\005~\200k\324f\324\344x;\336\r\027!G\021:\232A\373\257\246Z\226\241\247\023\360\265\206\257\367\320\004F\005\245^\264\377,\275\205\276F\253kr6\035M\016\345\2110\367%\217\024b\000%\222\263\222S\306\047M, \215\330\025~\226%t\212\264F\253#\023\230(b*\273tB\245\364\351i\200&%\365(\0235\370\016\274\037\3009\206\r\371\031\177S|\332\305Pp\226\016\234\323\t\311\334\347\344\024S\363\371\206\307\301\374\377J\237\001\365#R\276,\303\257G\367\027R\365\225\335\304\031\247\023q\243&\250\250\253AO4\234H\020[\311_&u)\247v(,\231\226V[\037\236\324\007\313b\032}?5\230\276\324\271\353\026\337O}\230K\314\314w\232\356\005\267\351\201tf0{\025N\347]\3426\007\263\027\007s\213\207\213w\203\\\260\033f\272\315\336Lo\257\327\034\314-\271E\270\347\336\035\377\234\277\351\023\277\025\2749\334~\326\237\352/\367\233\207/\212Gs\327\334\234[p\213G\263s\235B\247\330\321\334\205\301\364\345N.\212\366\255K\216\246\257\236\021R\236f\334=8\315/\273o\375)\177A\245q/h\206\347\303z/\327\333\351/\366s\203\271\005w\305Kz9\357\261\327\362\367\203s*\313\325\303\237\213\207\305\275\303\275\375\301w7\274\035\177\321\317\235\236\316\205\367\242\223\033\314^\351\274\365\246\2748\275\302\207K\211\2137\275g~\301/~8\237\270(y\231U\327\377\226V\344\371\245\267\3549`\364W\260\035&G\341$\254\266\264\006\277W\306~g?\305\357Pf{\213\336O\276\026\254\204\3110\027\356vou\213]\332\333\350\025\307\272?d\202b@\202w!\t\235\356o]rz\311\026\335\325\303\033Js\350|\037\270_Z\036\\\277\351\025=\342\t\177;H\006\371\240\025\276RA\312@\362B?y4\277\342-\000\311y\357\035\324Y\004[\341R\250u\027\272w\300o\261G&\2606\001\347\3651\316\271\010\347\331e\235w\247\334%\267\004\251\214\263^S\030&\362\265\335knAe\273\342\255\370I?\347?\t.@;L\003%\267\273\274\227\354m\365\227\372\344h~\311}\r`\232\376\264\377\024|=\201~\241\335\315.\351\266z\257\372\307+s\271\223\357(V\222*\224W\360\224\360!\334\276\362ny{\236=\316\216\214T\216P:X\010\356\204\337\204""\337\207\005\005\371\037E\255\250B";
-    PyObject *data = __Pyx_DecompressString(cstring, 1398, 1);
+    #if (CYTHON_COMPRESS_STRINGS) == 1 /* compression: zlib (1396 bytes) */
+static const char cstring[] = "x\332\255UAs\323F\024vJ\002\0012\220\004\222N\2460\263.\205\332&6qb\022\240\235i]H\200\351\014`\047t\006.;kim\213\310+[\2732qO\034}\324QG\035u\324\321G\037}\314\321\307\374\004~B\337\256e;&i\n\005M\242\335}\273\357\275\357\373\366=\031\225Z\202rT1\232\224=Bu\3029\242\007D\023f\013\345\320]0h\373T`\223\262\212\250\302:\273\211\224CB\330\224\242\262M*5\312D2\231D\272\005a\230%P\215\010\255\212D\225\242$2\006&pO\014\"%Q\032\342&2\277\221(\264<B\344\t\302a.8\312\245e\002\024e,\033\324\324\t\342\224\230T?\315e}m\000\010%\216{ \302t$H%\251U\t\374\255\257\245\353\226\331\312n\254\335\377\335\252S\306y5\243Y58\261\017\236\004mFI\367i\353\213\035P\242\002\014o\353\003\030g\047|\204\210\003\3020ahD\030\026Ceb\000\257\377\360\211X\237\356j\324\253\324\026\364@ ^\265`b\203\362\204)%\201\277N5\273U\037\335\037\243T\347\352j\312\206\r\342\345\"\355\254\2622\016\022\351\006\047%\223R&\337\025\315\340\203\231\316,\244\3232qL\2010\266\251\356h\024c\244;\024\t\013n\231\245\205m4\rb\302\256f0C`<\244sp/\342s\017KR\365\326\001\247\rf\243\232\003\030J\024I\274L\254\252R\271\315\047\367\014\206\3262\231\365Tjc=\235E\t\tS#\246\t<\337\333\244\316\025Q\315r\230d^\263t\307\264\220:\274\212\212;\217Qn\375\376\006\024\217\246\024\333\314\344\222\322\377\230\220\243\232\032*\224\030\353\3603\237(B\224x\316\232\3044\364=R\371s\373\r~\361r\017\357\356\025\345t\367\371\333\355W\312\347\261\272\216\343\363\314H+\255%\252\026\303\370\223]N\005\027\200\344\364\375\311\013\234\330\222\232N\030d\223\354\345\237*8\020\246u\000\377O\014M\340\027P\036EZ\306\030\204\303\360\020\006J\313\224\360\224\035\246\311\2612\204\001O\215\030L\215ROea\244\246F\270:\034\035k8\304\034\232\207\325p\202\353\310@\017\344\002\270\216B\361c\tOh\2001\224%T\02068\326,\333r\204\301\240\335[L3\254\314\310\300K\232\t\003\006\264\302&\032-\201\032\272N\004\231TM\347B\225{\316\020\264\306\241e7s\360*C\373`\251\341p.\345c\326\2764A\370A\r\324M\220bT\306\031Lm\333\262\371\3300\354SY\327u\253\316e\014N\3152\324\260*c \026\365\014\224""\216C\371@A\201\037\216B\340\007x\237\332\214\232\034oE\263\341 d\333Aq3\350\204T\242i\031z2\006_f\370R\017]\240kP\342U\353e\351\035\2248J\255\".lG\223\375y\"\315}\251#\205\034 \211\324\254\344\224\361I\027\013D#v\205\237\345\t\225\"\275Qj\344\002\315EL\345\227\214)H\237\017\003NRR\033 Q\337\000\007\336\017`\035\321\006|\306\337\024\237\26614\234u\006\326\311\230T\356K0E\322|\271\343q2\377\377\246\317\240\372\211(_\207\360\333\311\375\225R}\3430\021\342d,*\324\030\0255\325\350\261\27230D^\362GJm\312\256\035\032K\246\245\355\257\rW\352\203e1\215~\230\352O_j\337u\013\037\246>\316\305f\346\333\r\367\202\333\360\300:\323\237\275\n\253\363.q\033\375\331\213\375\271\305\303\305\273A6\330\t\323\235Fw\246[\3546\372sKn\001\366\271w\307?\347o\370\304o\006o\017\267\236\365\246z\313\275\306\341\253\302\321\33457\353\346\335\302\321\354\\;\337.\2645w\241?}\271\235\035d\373\336%G\323W\317H)W3n\021V\363\313\356;\177\312_P0\356\005\215\360|X\353f\273\333\275\305^\266?\267\340\256xq/\353=\366\232\376npN\241L\035\376Z8,\024\017\213\273\375\037nx\333\376\242\237=\035\316\205\017\242\235\355\317^i\277\363\246\274\010^\376\343\245\330\305\233\3363?\357\027>\236\217]\224\272\314\252\355\177\2035\210\274\347-{\0168\375\025l\205\361Q:I\253%\275!\356\225q\334\331\317\211;\264\331\336\242\367\213\257\005+a<\314\206;\235[\235B\207v\327\273\205\361\331\237\322A! \301\373\220\204N\347\217\0169\375\312\026\335\324\341\rur\030|\027\264_Z\356_\277\351\025<\342\t\177+\210\007\271\240\031\276VI\312 \362B/~4\277\342-\200\3109\357=\334\263\0106\303\245P\353,t\356@\334B\227Lpm\000\317\353c\236s\003\236g_\353\274;\345.\271%\2002F\275\2528L\340\265\335kn^\241]\361V\374\270\237\365\237\004\027\240\034\246A\222\333\035\336\215w7{K=r4\277\344\276\0012\r\177\332\177\n\261\236@\275\320\316F\207t\232\335\327\275\3437s\271\235k+U\342*\225\227\367\224\361!\354\276\366nyE\317\036\243#\243#G(\031,\004w\302\357\302\037\303\274\242\374\017\275H\240\213";
+    PyObject *data = __Pyx_DecompressString(cstring, 1396, 1);
     #define __Pyx_DecompressString_LZSS_UNUSED
     if (unlikely(!data)) __PYX_ERR(0, 1, __pyx_L1_error)
     const char* const bytes = __Pyx_PyBytes_AsString(data);
     #if !CYTHON_ASSUME_SAFE_MACROS
     if (likely(bytes)); else { Py_DECREF(data); __PYX_ERR(0, 1, __pyx_L1_error) }
     #endif
-    #elif (CYTHON_COMPRESS_STRINGS) > 0 && (CYTHON_COMPRESS_STRINGS) <= 90 /* compression: lzss (1771 bytes) */
-static const char cstring[] = "\377 bytes g\377iven: pa\377ss exact\277ly 4 +\016\000c\377ket_leng\333th\r\00016+\003(t\377ree frag\377ment))) \373doD\000not m\377atch the? ) is \017\001<\000w(paF\001) -U\000\317(.?aT\004\037\001at\377 least i_ts 4-\216\001 k\004\377fielda s\337ealed\037\02120\372\273\004(&\t and \177tag)cha\000\000\37720-poly1\377305@open\177ssh.com\037\000\335k\371\000a 6n\004ke\335y\000. (g\362\000%d\274\303#S\033: au\226 n\377ticationO fai\325\000\210\032:\241%\376%\023ipherte\277xt sho\006\000r\346\367 an\305\"\375\000dec\367ryp\267Fneed]s\226Bfir\355 4\367D\363of\253B\235Cdisa\337bleen\002\001gc\353is\004\003d\232  mu\366\243@be\257c-lik\373e,\334Bstrno\377 default\377 __reduc\377e__ due \373to\202`n-tri\357vial\033\000cinoit__\213Ex/\215D\373/_\225Apyxsegqnrd\006\313\001ntc\003\373%s\016\013in 0.\377.2**32-1\373 (\362acalle\177r wraps\315b\337count\017\000mo\337dulo (\002, \377RFC 4253z\331`c\207B6.4)\262\204\001`\230H\352f\371\204\005\\\002\304\204\003\047s\227\204\n\377 (Invali\377dTagKEY__SIZEP\356\204\002C\236B\372\000\t.\230&cytho\367n__\017\014sets\037tate_\013\022\307KL\n8\331\204\001]\n\265\205\001TAG\212\002d\000\377yx_PyDic\367t_N\260`Ref_\355_\253 __\004\000nno\274n\002\n\000func\020\001g\334\177\005\036\000mai\245\000__|\300\"\327@__nam\003\002\372\255@_\250\003_qual0\017\005\373E\333\016\225fexu\001\351\000\362B\006sf\010\363\016__te\375s\264`_is_co\377routinea\177syncio.\010\006\257sbcl\025\000_\253\000t\377raceback\337ddata\375\204\013ds\375t\376\204\0024items\377key64key\037file_\235\207\001\004\005\364\207\001\307nok\260\207\001m\000\275\210\003pl\374\210 \263\204\006._erro\343rs\007\007\331\207\005\311\204\001pop\375s\270\210\001selfse\341q\323\204\002\332@\242\205\004\255`ues\273__\276!t_9\207\205\006_\3778_kernelgs_7\003\004\n\004_t\227\206\001\377 const *\377(void)\000a\337ctive+\005in\377t (PyObj\373ec!\000, str\251u\007\000T\0205\304!ea\000e{ng\260!buf_!\017\377opt_argsh\225\t*\r\247`_;\000 *\307\003\2760\000ional3\002)\371\000\216\002]\047strea\271m""\204\003\313\000, u\321\0008\370\227\000\360\004\320\000ize_td\006\020\"\005*\t\030\236 )\000\266!\003 (\352\200.\007/\301\t\260\2027\320\030\206,\204d;\245\201G*\355\200;\300F\001C\252\205\004)\275\000\242\204\004\000etm\344\206\002\000\027put\266\204\001\000\356d\226\214\001\030\002\374\356\217\001\r\005block0\374\033\005\254\210\002once\200\001\377\330\004\n\210+\220Q\200\377\001\360\014\000\005\020\210q\337\220\007\220q\230\023\000\005\330\373\010\017\013\000\006\220a\220q\377\330\010\t\330\014\022\320\022\377+\2501\250F\260-\270\377q\300\005\300R\300q\330\357\014\025\220Q\035\000s\230&\377\240\003\2403\240a\240v\377\250Z\3207H\310\001\310\377\026\310q\320PQ\340\014\377\023\2201\220A\220Q\340\377\010\014\210A\210Q\210c\177\220\021\330\004\013\2101h\003?\027\220a\340\004\017X\030}\001\367\005\220R~\000\020\026\220j\357\240\001\240\021\202\002/\250q\377\260\006\260m\3001\300E\377\310\022\3101\330\014\021\220\377\031\230!\2301\230C\230\337v\240S\250\003\241\002*\320\377<Q\320QR\320RS\377\330\033\034\230E\240\022\240\3751y\023\007\200t\2101\330\177\010\016\210j\230\001\230\230\004\377A\360\n\000\t\035\230H\377\240A\240Q\360\006\000\t\302\224!\010\032\002\206!\203\021\343\003T\230\367\026\230u2\000V\2507\260\351!\365\006\306!yY\001\200A\360\345\016N\007\0104!\373\005r\230\022\377\230;\240c\250\031\260!\377\2601\260F\270#\270Q\177\270e\3002\300Q\330\222&\377$-\250Q\250a\250w\377\260a\260u\270B\270a\276\235S\022\220*\320\034%\002\330\365\014\332#S\354@\025\026\330\024\377\035\230Q\230a\230t\240\3777\250!\2504\250v\260\365U`\002f\342 \021\310!\340\357\020\031\230\021\342 4\230w\376\345@t\2506\260\025\260c\357\270\021\270&\210`Q\300a*\337\nq\345\000\024\266\047\014\272#\300g\376\303Q\020\220\001\220\025\220b\344\367`\337g,\277\002\243\nr\220\023\367\220A\330\252\001\031\230\031\240\177!\2401\240D\250\007\214`\375\004\220 %\270s\300!\300\3776\310\025\310a\340\020\025\373\220Y\312\000q\240\004\240G\357\2501\250D\255`e\2703\177\270a\270v\300U\310\216I\377\013\2104\210q\330""\014\022\373\220!\001\001*\230A\230Q\377\330\010\013\2109\220A\220\177U\230#\230R\230r\361a\372\230\003a\032\006\340 )\250\021\377\250&\260\002\260\"\260A\000\244\205\002";
-    PyObject *data = __Pyx_DecompressString_LZSS(cstring, 1771, 3204);
+    #elif (CYTHON_COMPRESS_STRINGS) > 0 && (CYTHON_COMPRESS_STRINGS) <= 90 /* compression: lzss (1768 bytes) */
+static const char cstring[] = "\377 bytes g\377iven: pa\377ss exact\277ly 4 +\016\000c\377ket_leng\333th\r\00016+\003(t\377ree frag\377ment))) \373doD\000not m\377atch the? ) is \017\001<\000w(paF\001) -U\000\317(.?aT\004\037\001at\377 least i_ts 4-\216\001 k\004\377fielda s\337ealed\037\02120\372\273\004(&\t and \177tag)cha\000\000\37720-poly1\377305@open\177ssh.com\037\000\335k\371\000a 6n\004ke\335y\000. (g\362\000%d\274\303#S\033: au\226 n\377ticationO fai\325\000\210\032:\241%\376%\023ipherte\277xt sho\006\000r\346\367 an\305\"\375\000dec\367ryp\267Fneed]s\226Bfir\355 4\367D\363of\253B\235Cdisa\337bleen\002\001gc\373is\004\003dno d\377efault _\377_reduce_\377_ due to\376\343@n-trivi\373al\033\000cinit\333__\354%x/\356$/_\376\366!pyxseqnor mu\361@be\252@\337 int,\246b%s\376\016\013in 0..2\377**32-1 (\376\323acaller \337wraps\256bco\367unt\017\000modu\367lo (\002, RF\277C 4253\272`c\036\350\"6.4)\223\204\001\371(\313f\330\332\204\005\\\002\245\204\003\047s\370j (\377InvalidT\377agKEY_NO\337T_STR\007\001SI\227ZEP\332\204\002C\212B\000\t.\376\243&cython_\375_\017\014setsta\007te_\013\022\263KL\n\305\204\001]\n\236\241\205\001TAG_\213\001d\000y\377x_PyDict\373_N\234`Ref__v\266 __\004\000nnon\002^\n\000func\020\001g\177\005n\036\000mai\245\000__\313\">\342@__nam\003\002\270@}_\250\003_qual\017\005\030\206e\333\016\240fexu\001\351\000B\006\371sf\010\363\016__tes\376\277`_is_cor\377outineas\277yncio.\010\006s\327bcl\025\000_\253\000tr\377acebackd\357data\351\204\013dst\376\352\204\0024itemsk\377ey64keyf\217ile_\211\207\001\004\005\340\207\001ncok\234\207\001m\000\251\210\003pl\210 \376\276\204\006._error\361s\007\007\305\207\005\324\204\001pops\376\244\210\001selfseq\360\336\204\002\332@\255\205\004\270`ues_\335_\276!t_9\222\205\006_8\377_kernels\263_7\003\004\n\004_t\203\206\001 \377const *(\377void)\000ac\357tive+\005int\377 (PyObje\375c!\000, stru\324\007\000T\0205\304!ea\000en\275g\260!buf_!\017o\177pt_args\225\t4*\r\247`_;\000 *\307\0030\000\337ional3\002)\0008\216\002]\047\256\000eam\204\003""\377\206\002\037uint8\227\000\360\004\320\000\177ize_t, \010\016\372\"\005*\t\030int)\000\006\266! (\352\200.\007/\301\t\260\2027\320\030\010\206,d;\245\201G*\355\200;\300F\001C\252\205\004{)\000\242\204\004\000etm\344\206\002/\000put\266\204\001\000\356d\241\214\001\370\030\002\332\217\001\r\005block\3710\033\005\254\210\002once\200\377\001\330\004\n\210+\220Q\377\200\001\360\014\000\005\020\210\277q\220\007\220q\230\023\000\005\367\330\010\017\013\000\006\220a\220\377q\330\010\t\330\014\022\320\377\022+\2501\250F\260-\377\270q\300\005\300R\300q\337\330\014\025\220Q\035\000s\230\377&\240\003\2403\240a\240\377v\250Z\3207H\310\001\377\310\026\310q\320PQ\340\377\014\023\2201\220A\220Q\377\340\010\014\210A\210Q\210\377c\220\021\330\004\013\2101~h\003\027\220a\340\004\017X\030\356}\001\005\220R~\000\020\026\220\337j\240\001\240\021\202\002/\250\377q\260\006\260m\3001\300\377E\310\022\3101\330\014\021\377\220\031\230!\2301\230C\277\230v\240S\250\003\241\002*\377\320<Q\320QR\320R\377S\330\033\034\230E\240\022\373\2401y\023\007\200t\2101\377\330\010\016\210j\230\001\230\376\230\004A\360\n\000\t\035\230\377H\240A\240Q\360\006\000\205\t\224!\010\032\002\206!\203\021\343\003T\357\230\026\230u2\000V\2507\323\260!\365\006\306!yY\001\200A\313\360\016N\007\0104!\373\005r\230\377\022\230;\240c\250\031\260\377!\2601\260F\270#\270\377Q\270e\3002\300Q\330\376\222&$-\250Q\250a\250\377w\260a\260u\270B\270}a\235S\022\220*\320\034%\002\353\330\014\332#S\354@\025\026\330\377\024\035\230Q\230a\230t\377\2407\250!\2504\250v\353\260U`\002f\342 \021\310!\337\340\020\031\230\021\342 4\230\375w\345@t\2506\260\025\260\337c\270\021\270&\210`Q\300Ua\337\nq\345\000\024\266\047\014\272#\374\300g\303Q\020\220\001\220\025\220\311b\367`\337g,\277\002\243\nr\220\357\023\220A\330\252\001\031\230\031\377\240!\2401\240D\250\007\372\214`\004\220 %\270s\300!\377\3006\310\025\310a\340\020\367\025\220Y\312\000q\240\004\240\337G\2501\250D\255`e\270\3773\270a\270v\300U\310\376\216I\013\2104\210q\330\014\367\022""\220!\001\001*\230A\230\377Q\330\010\013\2109\220A\377\220U\230#\230R\230r\364\361a\230\003a\032\006\340 )\250\377\021\250&\260\002\260\"\260\001A\244\205\002";
+    PyObject *data = __Pyx_DecompressString_LZSS(cstring, 1768, 3184);
     #define __Pyx_DecompressString_UNUSED
     if (unlikely(!data)) __PYX_ERR(0, 1, __pyx_L1_error)
     const char* const bytes = __Pyx_PyBytes_AsString(data);
     #if !CYTHON_ASSUME_SAFE_MACROS
     if (likely(bytes)); else { Py_DECREF(data); __PYX_ERR(0, 1, __pyx_L1_error) }
     #endif
-    #else /* compression: none (3204 bytes) */
-static const char bytes[] = " bytes given: pass exactly 4 + packet_length + 16 bytes(tree fragment))) does not match the ) is not len(packet) - 4 (.?a packet is at least its 4-byte length fielda sealed packet is at least 20 bytes (length field and tag)chacha20-poly1305@openssh.com takes a 64-byte keychacha20-poly1305@openssh.com takes a 64-byte key (got %d bytes)chacha20-poly1305@openssh.com: authentication failedchacha20-poly1305@openssh.com: packet authentication failedciphertext shorter than its tagdecrypt_length needs the first 4 bytes of the packetdisableenablegcisenabledkey must be bytes-like, not strno default __reduce__ due to non-trivial __cinit__poly1305x/openssh/_ssh.pyxseqnr must be an int, not %sseqnr must be in 0..2**32-1 (the caller wraps its counter modulo 2**32, RFC 4253 section 6.4)the authenticated packet_length (the packet\047s length field (InvalidTagKEY_SIZEPacketCipherPacketCipher.__reduce_cython__PacketCipher.__setstate_cython__PacketCipher.decrypt_lengthPacketCipher.openPacketCipher.sealTAG_SIZE__Pyx_PyDict_NextRef__all____annotate____func____getstate____main____module____name____pyx_state__qualname____reduce____reduce_cython____reduce_ex____set_name____setstate____setstate_cython____test___is_coroutineasyncio.coroutinesbcline_in_tracebackddatadecrypt_lengthdstfirst4itemskey64keyfile_openkeyfile_sealnokopenoutpacketplainpoly1305x._errorspoly1305x.openssh._sshpopssealselfseqseqnrsetdefaultvalues__pyx_t_9poly1305x_8_kernels_7_kernel_kernel_table const *(void)\000active_kernelsint (PyObject *, struct __pyx_t_9poly1305x_5_core_7_engine_buf_t *, struct __pyx_opt_args_9poly1305x_5_core_7_engine_get_buf *__pyx_optional_args)\000int (struct __pyx_t_9poly1305x_5_core_7_engine_stream_t *, int, uint8_t const *, size_t, uint8_t const *, uint8_t *, size_t, uint8_t const *, int)\000void (struct __pyx_t_9poly1305x_5_core_7_engine_buf_t *)\000void (struct __pyx_t_9poly1305x_5_core_7_engine_stream_t *, __pyx_t_9poly1305x_8_kernels_7_kernel_kernel_table const *, uint8_t const *, uint8_t ""const *, size_t)\000void (struct __pyx_t_9poly1305x_5_core_7_engine_stream_t *, int, uint8_t const *, size_t, uint8_t const *, uint8_t *, size_t, uint8_t *)\000void (struct __pyx_t_9poly1305x_5_core_7_engine_stream_t *, uint8_t *)\000void (struct __pyx_t_9poly1305x_5_core_7_engine_stream_t *, uint8_t const *)\000get_buf\000etm_open\000put_buf\000stream_init\000etm_seal\000stream_block0\000stream_set_nonce\200\001\330\004\n\210+\220Q\200\001\360\014\000\005\020\210q\220\007\220q\230\001\330\004\005\330\010\017\210q\220\006\220a\220q\330\010\t\330\014\022\320\022+\2501\250F\260-\270q\300\005\300R\300q\330\014\025\220Q\220a\220s\230&\240\003\2403\240a\240v\250Z\3207H\310\001\310\026\310q\320PQ\340\014\023\2201\220A\220Q\340\010\014\210A\210Q\210c\220\021\330\004\013\2101\200\001\360\014\000\005\027\220a\340\004\017\210q\220\007\220q\230\001\330\004\005\330\010\017\210q\220\006\220a\220q\330\010\t\330\014\017\210q\220\005\220R\220q\330\020\026\220j\240\001\240\021\330\014\022\320\022/\250q\260\006\260m\3001\300E\310\022\3101\330\014\021\220\031\230!\2301\230C\230v\240S\250\003\2501\250F\260*\320<Q\320QR\320RS\330\033\034\230E\240\022\2401\340\014\023\2201\220A\220Q\340\010\014\210A\210Q\210c\220\021\330\004\007\200t\2101\330\010\016\210j\230\001\230\021\330\004\013\2101\200A\360\n\000\t\035\230H\240A\240Q\360\006\000\t\020\210q\220\010\230\001\230\021\330\010\t\330\014\017\210q\220\005\220R\220q\330\020\026\220j\240\001\240\021\330\014\023\2201\220A\220T\230\026\230u\240A\240V\2507\260!\340\014\023\2201\220A\220Q\330\010\017\210y\230\001\230\021\200A\360\016\000\t\035\230H\240A\240Q\360\010\000\t\020\210q\220\010\230\001\230\021\330\010\t\330\014\017\210q\220\005\220R\220q\330\020\026\220j\240\001\240\021\330\014\017\210q\220\005\220R\220r\230\022\230;\240c\250\031\260!\2601\260F\270#\270Q\270e\3002\300Q\330\020\026\220j\240\001\240\021\330$-\250Q\250a\250w\260a\260u\270B\270a\330\014\022\320\022+\2501\250F\260-\270q\300\005\300R\300q\330\014\022\220*\320\034-\250Q\250a""\330\014\017\210q\220\005\220S\230\001\330\025\026\330\024\035\230Q\230a\230t\2407\250!\2504\250v\260U\270#\270Q\270f\300E\310\021\310!\340\020\031\230\021\230!\2304\230w\240a\240t\2506\260\025\260c\270\021\270&\300\005\300Q\300a\340\014\023\2201\220A\220Q\330\010\017\210q\200A\360\024\000\t\035\230H\240A\240Q\360\014\000\t\020\210q\220\006\220a\220q\330\010\t\330\014\017\210q\220\005\220R\220q\330\020\026\220j\240\001\240\021\330\014\020\220\001\220\025\220b\230\001\330\014\022\320\022+\2501\250F\260,\270a\330\014\022\220*\320\034-\250Q\250a\330\014\017\210r\220\023\220A\330\025\026\330\024\031\230\031\240!\2401\240D\250\007\250q\260\004\260F\270%\270s\300!\3006\310\025\310a\340\020\025\220Y\230a\230q\240\004\240G\2501\250D\260\006\260e\2703\270a\270v\300U\310!\340\014\023\2201\220A\220Q\330\010\013\2104\210q\330\014\022\220!\330\014\022\220*\230A\230Q\330\010\013\2109\220A\220U\230#\230R\230r\240\021\330\014\020\220\001\220\025\220a\330\014\022\220*\230A\230Q\340 )\250\021\250&\260\002\260\"\260A\330\010\017\210q";
+    #else /* compression: none (3184 bytes) */
+static const char bytes[] = " bytes given: pass exactly 4 + packet_length + 16 bytes(tree fragment))) does not match the ) is not len(packet) - 4 (.?a packet is at least its 4-byte length fielda sealed packet is at least 20 bytes (length field and tag)chacha20-poly1305@openssh.com takes a 64-byte keychacha20-poly1305@openssh.com takes a 64-byte key (got %d bytes)chacha20-poly1305@openssh.com: authentication failedchacha20-poly1305@openssh.com: packet authentication failedciphertext shorter than its tagdecrypt_length needs the first 4 bytes of the packetdisableenablegcisenabledno default __reduce__ due to non-trivial __cinit__poly1305x/openssh/_ssh.pyxseqnr must be an int, not %sseqnr must be in 0..2**32-1 (the caller wraps its counter modulo 2**32, RFC 4253 section 6.4)the authenticated packet_length (the packet\047s length field (InvalidTagKEY_NOT_STRKEY_SIZEPacketCipherPacketCipher.__reduce_cython__PacketCipher.__setstate_cython__PacketCipher.decrypt_lengthPacketCipher.openPacketCipher.sealTAG_SIZE__Pyx_PyDict_NextRef__all____annotate____func____getstate____main____module____name____pyx_state__qualname____reduce____reduce_cython____reduce_ex____set_name____setstate____setstate_cython____test___is_coroutineasyncio.coroutinesbcline_in_tracebackddatadecrypt_lengthdstfirst4itemskey64keyfile_openkeyfile_sealnokopenoutpacketplainpoly1305x._errorspoly1305x.openssh._sshpopssealselfseqseqnrsetdefaultvalues__pyx_t_9poly1305x_8_kernels_7_kernel_kernel_table const *(void)\000active_kernelsint (PyObject *, struct __pyx_t_9poly1305x_5_core_7_engine_buf_t *, struct __pyx_opt_args_9poly1305x_5_core_7_engine_get_buf *__pyx_optional_args)\000int (struct __pyx_t_9poly1305x_5_core_7_engine_stream_t *, int, uint8_t const *, size_t, uint8_t const *, uint8_t *, size_t, uint8_t const *, int)\000void (struct __pyx_t_9poly1305x_5_core_7_engine_buf_t *)\000void (struct __pyx_t_9poly1305x_5_core_7_engine_stream_t *, __pyx_t_9poly1305x_8_kernels_7_kernel_kernel_table const *, uint8_t const *, uint8_t const *, size_t)""\000void (struct __pyx_t_9poly1305x_5_core_7_engine_stream_t *, int, uint8_t const *, size_t, uint8_t const *, uint8_t *, size_t, uint8_t *)\000void (struct __pyx_t_9poly1305x_5_core_7_engine_stream_t *, uint8_t *)\000void (struct __pyx_t_9poly1305x_5_core_7_engine_stream_t *, uint8_t const *)\000get_buf\000etm_open\000put_buf\000stream_init\000etm_seal\000stream_block0\000stream_set_nonce\200\001\330\004\n\210+\220Q\200\001\360\014\000\005\020\210q\220\007\220q\230\001\330\004\005\330\010\017\210q\220\006\220a\220q\330\010\t\330\014\022\320\022+\2501\250F\260-\270q\300\005\300R\300q\330\014\025\220Q\220a\220s\230&\240\003\2403\240a\240v\250Z\3207H\310\001\310\026\310q\320PQ\340\014\023\2201\220A\220Q\340\010\014\210A\210Q\210c\220\021\330\004\013\2101\200\001\360\014\000\005\027\220a\340\004\017\210q\220\007\220q\230\001\330\004\005\330\010\017\210q\220\006\220a\220q\330\010\t\330\014\017\210q\220\005\220R\220q\330\020\026\220j\240\001\240\021\330\014\022\320\022/\250q\260\006\260m\3001\300E\310\022\3101\330\014\021\220\031\230!\2301\230C\230v\240S\250\003\2501\250F\260*\320<Q\320QR\320RS\330\033\034\230E\240\022\2401\340\014\023\2201\220A\220Q\340\010\014\210A\210Q\210c\220\021\330\004\007\200t\2101\330\010\016\210j\230\001\230\021\330\004\013\2101\200A\360\n\000\t\035\230H\240A\240Q\360\006\000\t\020\210q\220\010\230\001\230\021\330\010\t\330\014\017\210q\220\005\220R\220q\330\020\026\220j\240\001\240\021\330\014\023\2201\220A\220T\230\026\230u\240A\240V\2507\260!\340\014\023\2201\220A\220Q\330\010\017\210y\230\001\230\021\200A\360\016\000\t\035\230H\240A\240Q\360\010\000\t\020\210q\220\010\230\001\230\021\330\010\t\330\014\017\210q\220\005\220R\220q\330\020\026\220j\240\001\240\021\330\014\017\210q\220\005\220R\220r\230\022\230;\240c\250\031\260!\2601\260F\270#\270Q\270e\3002\300Q\330\020\026\220j\240\001\240\021\330$-\250Q\250a\250w\260a\260u\270B\270a\330\014\022\320\022+\2501\250F\260-\270q\300\005\300R\300q\330\014\022\220*\320\034-\250Q\250a\330\014\017""\210q\220\005\220S\230\001\330\025\026\330\024\035\230Q\230a\230t\2407\250!\2504\250v\260U\270#\270Q\270f\300E\310\021\310!\340\020\031\230\021\230!\2304\230w\240a\240t\2506\260\025\260c\270\021\270&\300\005\300Q\300a\340\014\023\2201\220A\220Q\330\010\017\210q\200A\360\024\000\t\035\230H\240A\240Q\360\014\000\t\020\210q\220\006\220a\220q\330\010\t\330\014\017\210q\220\005\220R\220q\330\020\026\220j\240\001\240\021\330\014\020\220\001\220\025\220b\230\001\330\014\022\320\022+\2501\250F\260,\270a\330\014\022\220*\320\034-\250Q\250a\330\014\017\210r\220\023\220A\330\025\026\330\024\031\230\031\240!\2401\240D\250\007\250q\260\004\260F\270%\270s\300!\3006\310\025\310a\340\020\025\220Y\230a\230q\240\004\240G\2501\250D\260\006\260e\2703\270a\270v\300U\310!\340\014\023\2201\220A\220Q\330\010\013\2104\210q\330\014\022\220!\330\014\022\220*\230A\230Q\330\010\013\2109\220A\220U\230#\230R\230r\240\021\330\014\020\220\001\220\025\220a\330\014\022\220*\230A\230Q\340 )\250\021\250&\260\002\260\"\260A\330\010\017\210q";
     PyObject *data = NULL;
     #define __Pyx_DecompressString_UNUSED
     #define __Pyx_DecompressString_LZSS_UNUSED
@@ -9009,7 +9012,7 @@ static const char bytes[] = " bytes given: pass exactly 4 + packet_length + 16 b
     for (int i = 0; i < 81; i++) {
       Py_ssize_t bytes_length = str_length_index[i].length;
       PyObject *string = PyUnicode_DecodeUTF8(bytes + pos, bytes_length, NULL);
-      if (likely(string) && i >= 26) PyUnicode_InternInPlace(&string);
+      if (likely(string) && i >= 25) PyUnicode_InternInPlace(&string);
       if (unlikely(!string)) {
         Py_XDECREF(data);
         __PYX_ERR(0, 1, __pyx_L1_error)
@@ -10656,6 +10659,116 @@ static void __Pyx_RaiseArgtupleInvalid(
                  (num_expected == 1) ? "" : "s", num_found);
 }
 
+/* PyObjectGetAttrStrNoError (used by GetBuiltinName) */
+#if __PYX_LIMITED_VERSION_HEX < 0x030d0000
+static void __Pyx_PyObject_GetAttrStr_ClearAttributeError(void) {
+    __Pyx_PyThreadState_declare
+    __Pyx_PyThreadState_assign
+    if (likely(__Pyx_PyErr_ExceptionMatches(PyExc_AttributeError)))
+        __Pyx_PyErr_Clear();
+}
+#endif
+static CYTHON_INLINE PyObject* __Pyx_PyObject_GetAttrStrNoError(PyObject* obj, PyObject* attr_name) {
+    PyObject *result;
+#if __PYX_LIMITED_VERSION_HEX >= 0x030d0000
+    (void) PyObject_GetOptionalAttr(obj, attr_name, &result);
+    return result;
+#else
+#if CYTHON_COMPILING_IN_CPYTHON && CYTHON_USE_TYPE_SLOTS
+    PyTypeObject* tp = Py_TYPE(obj);
+    if (likely(tp->tp_getattro == PyObject_GenericGetAttr)) {
+        return _PyObject_GenericGetAttrWithDict(obj, attr_name, NULL, 1);
+    }
+#endif
+    result = __Pyx_PyObject_GetAttrStr(obj, attr_name);
+    if (unlikely(!result)) {
+        __Pyx_PyObject_GetAttrStr_ClearAttributeError();
+    }
+    return result;
+#endif
+}
+
+/* GetBuiltinName (used by GetModuleGlobalName) */
+static PyObject *__Pyx_GetBuiltinName(PyObject *name) {
+    PyObject* result = __Pyx_PyObject_GetAttrStrNoError(__pyx_mstate_global->__pyx_b, name);
+    if (unlikely(!result) && !PyErr_Occurred()) {
+        PyErr_Format(PyExc_NameError,
+            "name '%U' is not defined", name);
+    }
+    return result;
+}
+
+/* PyDictVersioning (used by GetModuleGlobalName) */
+#if CYTHON_USE_DICT_VERSIONS && CYTHON_USE_TYPE_SLOTS
+static CYTHON_INLINE PY_UINT64_T __Pyx_get_tp_dict_version(PyObject *obj) {
+    PyObject *dict = Py_TYPE(obj)->tp_dict;
+    return likely(dict) ? __PYX_GET_DICT_VERSION(dict) : 0;
+}
+static CYTHON_INLINE PY_UINT64_T __Pyx_get_object_dict_version(PyObject *obj) {
+    PyObject **dictptr = NULL;
+    Py_ssize_t offset = Py_TYPE(obj)->tp_dictoffset;
+    if (offset) {
+#if CYTHON_COMPILING_IN_CPYTHON
+        dictptr = (likely(offset > 0)) ? (PyObject **) ((char *)obj + offset) : _PyObject_GetDictPtr(obj);
+#else
+        dictptr = _PyObject_GetDictPtr(obj);
+#endif
+    }
+    return (dictptr && *dictptr) ? __PYX_GET_DICT_VERSION(*dictptr) : 0;
+}
+static CYTHON_INLINE int __Pyx_object_dict_version_matches(PyObject* obj, PY_UINT64_T tp_dict_version, PY_UINT64_T obj_dict_version) {
+    PyObject *dict = Py_TYPE(obj)->tp_dict;
+    if (unlikely(!dict) || unlikely(tp_dict_version != __PYX_GET_DICT_VERSION(dict)))
+        return 0;
+    return obj_dict_version == __Pyx_get_object_dict_version(obj);
+}
+#endif
+
+/* GetModuleGlobalName */
+#if CYTHON_USE_DICT_VERSIONS
+static PyObject *__Pyx__GetModuleGlobalName(PyObject *name, PY_UINT64_T *dict_version, PyObject **dict_cached_value)
+#else
+static CYTHON_INLINE PyObject *__Pyx__GetModuleGlobalName(PyObject *name)
+#endif
+{
+    PyObject *result;
+#if CYTHON_COMPILING_IN_LIMITED_API
+    if (unlikely(!__pyx_m)) {
+        if (!PyErr_Occurred())
+            PyErr_SetNone(PyExc_NameError);
+        return NULL;
+    }
+    result = PyObject_GetAttr(__pyx_m, name);
+    if (likely(result)) {
+        return result;
+    }
+    if (!__Pyx_IgnoreException(PyExc_Exception)) {
+        return NULL; // BaseException
+    }
+#elif CYTHON_AVOID_BORROWED_REFS || CYTHON_AVOID_THREAD_UNSAFE_BORROWED_REFS
+    if (unlikely(__Pyx_PyDict_GetItemRef(__pyx_mstate_global->__pyx_d, name, &result) == -1)) {
+        if (!__Pyx_IgnoreException(PyExc_Exception)) {
+            return NULL; // BaseException
+        }
+    }
+    __PYX_UPDATE_DICT_CACHE(__pyx_mstate_global->__pyx_d, result, *dict_cached_value, *dict_version)
+    if (likely(result)) {
+        return result;
+    }
+#else
+    result = _PyDict_GetItem_KnownHash(__pyx_mstate_global->__pyx_d, name, ((PyASCIIObject *) name)->hash);
+    __PYX_UPDATE_DICT_CACHE(__pyx_mstate_global->__pyx_d, result, *dict_cached_value, *dict_version)
+    if (likely(result)) {
+        return __Pyx_NewRef(result);
+    }
+    PyObject *exc = PyErr_Occurred();
+    if (unlikely(exc) && !__Pyx_IgnoreGivenException(exc, PyExc_Exception)) {
+        return NULL; // BaseException
+    }
+#endif
+    return __Pyx_GetBuiltinName(name);
+}
+
 /* GetException */
 #if CYTHON_FAST_THREAD_STATE
 static int __Pyx__GetException(PyThreadState *tstate, PyObject **type, PyObject **value, PyObject **tb)
@@ -11252,116 +11365,6 @@ bad:
     Py_DECREF(value_tuple);
     return result;
 #endif
-}
-
-/* PyObjectGetAttrStrNoError (used by GetBuiltinName) */
-#if __PYX_LIMITED_VERSION_HEX < 0x030d0000
-static void __Pyx_PyObject_GetAttrStr_ClearAttributeError(void) {
-    __Pyx_PyThreadState_declare
-    __Pyx_PyThreadState_assign
-    if (likely(__Pyx_PyErr_ExceptionMatches(PyExc_AttributeError)))
-        __Pyx_PyErr_Clear();
-}
-#endif
-static CYTHON_INLINE PyObject* __Pyx_PyObject_GetAttrStrNoError(PyObject* obj, PyObject* attr_name) {
-    PyObject *result;
-#if __PYX_LIMITED_VERSION_HEX >= 0x030d0000
-    (void) PyObject_GetOptionalAttr(obj, attr_name, &result);
-    return result;
-#else
-#if CYTHON_COMPILING_IN_CPYTHON && CYTHON_USE_TYPE_SLOTS
-    PyTypeObject* tp = Py_TYPE(obj);
-    if (likely(tp->tp_getattro == PyObject_GenericGetAttr)) {
-        return _PyObject_GenericGetAttrWithDict(obj, attr_name, NULL, 1);
-    }
-#endif
-    result = __Pyx_PyObject_GetAttrStr(obj, attr_name);
-    if (unlikely(!result)) {
-        __Pyx_PyObject_GetAttrStr_ClearAttributeError();
-    }
-    return result;
-#endif
-}
-
-/* GetBuiltinName (used by GetModuleGlobalName) */
-static PyObject *__Pyx_GetBuiltinName(PyObject *name) {
-    PyObject* result = __Pyx_PyObject_GetAttrStrNoError(__pyx_mstate_global->__pyx_b, name);
-    if (unlikely(!result) && !PyErr_Occurred()) {
-        PyErr_Format(PyExc_NameError,
-            "name '%U' is not defined", name);
-    }
-    return result;
-}
-
-/* PyDictVersioning (used by GetModuleGlobalName) */
-#if CYTHON_USE_DICT_VERSIONS && CYTHON_USE_TYPE_SLOTS
-static CYTHON_INLINE PY_UINT64_T __Pyx_get_tp_dict_version(PyObject *obj) {
-    PyObject *dict = Py_TYPE(obj)->tp_dict;
-    return likely(dict) ? __PYX_GET_DICT_VERSION(dict) : 0;
-}
-static CYTHON_INLINE PY_UINT64_T __Pyx_get_object_dict_version(PyObject *obj) {
-    PyObject **dictptr = NULL;
-    Py_ssize_t offset = Py_TYPE(obj)->tp_dictoffset;
-    if (offset) {
-#if CYTHON_COMPILING_IN_CPYTHON
-        dictptr = (likely(offset > 0)) ? (PyObject **) ((char *)obj + offset) : _PyObject_GetDictPtr(obj);
-#else
-        dictptr = _PyObject_GetDictPtr(obj);
-#endif
-    }
-    return (dictptr && *dictptr) ? __PYX_GET_DICT_VERSION(*dictptr) : 0;
-}
-static CYTHON_INLINE int __Pyx_object_dict_version_matches(PyObject* obj, PY_UINT64_T tp_dict_version, PY_UINT64_T obj_dict_version) {
-    PyObject *dict = Py_TYPE(obj)->tp_dict;
-    if (unlikely(!dict) || unlikely(tp_dict_version != __PYX_GET_DICT_VERSION(dict)))
-        return 0;
-    return obj_dict_version == __Pyx_get_object_dict_version(obj);
-}
-#endif
-
-/* GetModuleGlobalName */
-#if CYTHON_USE_DICT_VERSIONS
-static PyObject *__Pyx__GetModuleGlobalName(PyObject *name, PY_UINT64_T *dict_version, PyObject **dict_cached_value)
-#else
-static CYTHON_INLINE PyObject *__Pyx__GetModuleGlobalName(PyObject *name)
-#endif
-{
-    PyObject *result;
-#if CYTHON_COMPILING_IN_LIMITED_API
-    if (unlikely(!__pyx_m)) {
-        if (!PyErr_Occurred())
-            PyErr_SetNone(PyExc_NameError);
-        return NULL;
-    }
-    result = PyObject_GetAttr(__pyx_m, name);
-    if (likely(result)) {
-        return result;
-    }
-    if (!__Pyx_IgnoreException(PyExc_Exception)) {
-        return NULL; // BaseException
-    }
-#elif CYTHON_AVOID_BORROWED_REFS || CYTHON_AVOID_THREAD_UNSAFE_BORROWED_REFS
-    if (unlikely(__Pyx_PyDict_GetItemRef(__pyx_mstate_global->__pyx_d, name, &result) == -1)) {
-        if (!__Pyx_IgnoreException(PyExc_Exception)) {
-            return NULL; // BaseException
-        }
-    }
-    __PYX_UPDATE_DICT_CACHE(__pyx_mstate_global->__pyx_d, result, *dict_cached_value, *dict_version)
-    if (likely(result)) {
-        return result;
-    }
-#else
-    result = _PyDict_GetItem_KnownHash(__pyx_mstate_global->__pyx_d, name, ((PyASCIIObject *) name)->hash);
-    __PYX_UPDATE_DICT_CACHE(__pyx_mstate_global->__pyx_d, result, *dict_cached_value, *dict_version)
-    if (likely(result)) {
-        return __Pyx_NewRef(result);
-    }
-    PyObject *exc = PyErr_Occurred();
-    if (unlikely(exc) && !__Pyx_IgnoreGivenException(exc, PyExc_Exception)) {
-        return NULL; // BaseException
-    }
-#endif
-    return __Pyx_GetBuiltinName(name);
 }
 
 /* RejectKeywords */
