@@ -19,6 +19,7 @@ from poly1305x._kernels._common cimport (
 )
 from poly1305x._kernels._kernel cimport P1305X_KERNEL_CAPSULE, kernel_table, poly1305_state
 from poly1305x._kernels._portable import HAVE_INT128
+from poly1305x._kernels._registry import BACKENDS as REGISTRY
 
 cdef extern from "_cpu.h":
     int p1305x_cpu_features()
@@ -42,24 +43,33 @@ def _probe():
 
 _FEATURES = _probe()
 
-# Backends as data, best first: name, CPU features it needs, module that holds
-# it, the name of its table there.  Where the compiler has no 64x64->128
-# multiply, the 26-bit loop ranks first.  `scalar` (no vector code at all) is
-# last: the reference the others are checked against, never the default.
-_PORTABLE = (("portable", (), "poly1305x._kernels._portable", "portable"),
-             ("portable26", (), "poly1305x._kernels._portable", "portable26"))
-BACKENDS = (
-    ("avx512", ("avx512f", "avx512vl", "avx512ifma"), "poly1305x._kernels._x86_avx512", "avx512"),
-    ("avx2", ("avx2",), "poly1305x._kernels._x86_avx2", "avx2"),
-) + (_PORTABLE if HAVE_INT128 else _PORTABLE[::-1]) + (
-    ("scalar", (), "poly1305x._kernels._portable", "scalar"),
-)
 
-# Test-only: the AVX-512 kernels built against SIMDe (setup.py, POLY1305X_SIMDE=1).
-# Never chosen by default and not in backends(); selectable by name.
-EMULATED = (
-    ("avx512-emu", ("avx2",), "poly1305x._kernels._x86_avx512_emu", "avx512"),
-)
+def _ranked(entries, bint have_int128):
+    """Registry entries in rank order; without a 64x64->128 multiply, an entry
+    marked int128 swaps places with the one after it (its 26-bit twin)."""
+    out = list(entries)
+    if not have_int128:
+        i = 0
+        while i < len(out) - 1:
+            if out[i]["int128"]:
+                out[i], out[i + 1] = out[i + 1], out[i]
+                i += 1
+            i += 1
+    return out
+
+
+# Backends, best first, from the registry (poly1305x/_kernels/_registry.py):
+# name, CPU features it needs, module that holds it, the name of its table
+# there.  `scalar` (no vector code at all) is last: the reference the others
+# are checked against, never the default.
+BACKENDS = tuple((b["name"], tuple(b["features"]), b["module"], b["table"])
+                 for b in _ranked(REGISTRY, HAVE_INT128) if not b["emulated"])
+
+# Test-only backends (the AVX-512 kernels built against SIMDe, setup.py's
+# POLY1305X_SIMDE=1): never chosen by default and not in backends();
+# selectable by name.
+EMULATED = tuple((b["name"], tuple(b["features"]), b["module"], b["table"])
+                 for b in REGISTRY if b["emulated"])
 
 # The selected table: written by set_backend() under _lock, read by
 # active_kernels() without it (from any thread, GIL or no GIL), so both sides

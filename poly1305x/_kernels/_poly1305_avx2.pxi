@@ -29,14 +29,15 @@
 # Everything here is branch-free on key, message and accumulator values: the
 # only branches are on lengths and on powers_ready.
 
+# This kernel's words of st.powers and its bit in st.powers_ready (_powers.h).
+from poly1305x._kernels._kernel cimport P1305X_AVX2_POWERS, P1305X_AVX2_READY
+
 # Below these many blocks the scalar base-2^64 loop is faster (measured on the
 # Zen 3 dev machine, in-C loop of init + blocks + finish): 12 when the powers
 # still have to be computed (~33 ns), 8 once they are cached for this key.
 cdef enum:
     P1305X_AVX2_MIN_BLOCKS_FRESH = 12
     P1305X_AVX2_MIN_BLOCKS = 8
-    P1305X_AVX2_POWERS = 0          # first word of this kernel's powers
-    P1305X_AVX2_READY = 1           # its bit in st.powers_ready
     P26_MASK = 0x3ffffff
 
 

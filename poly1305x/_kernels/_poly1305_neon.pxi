@@ -74,14 +74,15 @@ cdef extern from "_neon.h" nogil:
     p1305x_n64 p1305x_n64_times5(p1305x_n64 a)
 
 
+# This kernel's words of st.powers and its bit in st.powers_ready (_powers.h).
+from poly1305x._kernels._kernel cimport P1305X_N2_POWERS, P1305X_N2_READY
+
 # Below this many blocks (256 bytes) the scalar loop runs.  Not measured
 # (nothing here runs aarch64 natively): the powers cost three scalar 26-bit
 # multiplies once per key, and the lane setup, final multiply and lane sum
 # cost a few blocks' worth of scalar work per call.
 cdef enum:
     P1305X_N2_MIN_BLOCKS = 16
-    P1305X_N2_POWERS = 88           # first word of this kernel's powers
-    P1305X_N2_READY = 4             # its bit in st.powers_ready
     N2_MASK = 0x3ffffff
 
 

@@ -1,0 +1,132 @@
+"""The package's layers, as the tree shows them (docs/architecture.md):
+faces and integrations (poly1305x/) -> engine (poly1305x/_core/_engine) ->
+dispatcher (poly1305x/_core/_dispatch) -> kernels (poly1305x/_kernels/), each
+importing only from the layers below it, and the backends as one registry of
+plain data (poly1305x/_kernels/_registry.py) that the build, the dispatcher
+and the checks read."""
+import pathlib
+import re
+import runpy
+
+import pytest
+
+import poly1305x
+from poly1305x._core import _dispatch
+from poly1305x._kernels import _portable
+from poly1305x._kernels import _registry
+
+PKG = pathlib.Path(poly1305x.__file__).parent
+ROOT = PKG.parent
+SOURCES = (".py", ".pyx", ".pxd", ".pxi", ".h")
+IMPORT = re.compile(r"^\s*(?:from|cimport|import)\s+(poly1305x(?:\.\w+)*)", re.M)
+
+
+def _imports(path):
+    return set(IMPORT.findall(path.read_text(encoding="utf-8")))
+
+
+def _files(sub, pattern="*"):
+    return sorted(p for p in (PKG / sub).glob(pattern) if p.suffix in SOURCES)
+
+
+def test_package_root_holds_no_engine_or_kernel_source():
+    stray = sorted(p.name for p in PKG.iterdir() if p.suffix in (".pyx", ".pxi", ".pxd", ".h"))
+    assert stray == [], stray
+
+
+def test_kernels_import_nothing_above_them():
+    files = _files("_kernels")
+    assert any(p.name == "_portable.pyx" for p in files)
+    for path in files:
+        above = {m for m in _imports(path) if not m.startswith("poly1305x._kernels")}
+        assert not above, (path.name, above)
+
+
+def test_dispatcher_imports_only_kernels():
+    for path in _files("_core", "_dispatch.*"):
+        above = {m for m in _imports(path)
+                 if not m.startswith(("poly1305x._kernels", "poly1305x._core._dispatch"))}
+        assert not above, (path.name, above)
+
+
+def test_engine_imports_only_below_it():
+    # _errors is the leaf of exception classes (and their shared texts) that
+    # every layer above the dispatcher raises.
+    for path in _files("_core"):
+        above = {m for m in _imports(path)
+                 if not m.startswith(("poly1305x._kernels", "poly1305x._core", "poly1305x._errors"))}
+        assert not above, (path.name, above)
+
+
+def test_nothing_calls_up_into_a_face_or_writes_engine_state():
+    sources = {p: p.read_text(encoding="utf-8") for p in PKG.rglob("*") if p.suffix in SOURCES}
+    for path, text in sources.items():
+        assert "set_poly1305_new_other" not in text, path
+        if path.parent == PKG:                         # the faces and integrations
+            assert not re.search(r"_engine\.\w+\s*(\[[^]]*\])?\s*=[^=]", text), path
+            assert "chacha20_modules" not in text, path
+
+
+def test_face_modules_hold_no_checks():
+    """pycryptodome's checks and messages are the engine face's, written once."""
+    for name in ("ChaCha20.py", "ChaCha20_Poly1305.py", "Poly1305.py"):
+        text = (PKG / name).read_text(encoding="utf-8")
+        assert "raise " not in text, name
+
+
+# ---------------------------------------------------------------------------
+# The backend registry
+# ---------------------------------------------------------------------------
+
+KEYS = {"name", "features", "module", "table", "target", "cflags", "msvc", "isa", "probe",
+        "switch", "opt_in", "emulated", "int128"}
+
+
+def test_registry_is_plain_data():
+    data = runpy.run_path(_registry.__file__)["BACKENDS"]
+    assert data == _registry.BACKENDS
+    names = [b["name"] for b in data]
+    assert len(set(names)) == len(names)
+    for b in data:
+        assert set(b) == KEYS, b["name"]
+        assert b["isa"] in ("baseline", "avx2", "avx512")
+        assert b["module"].startswith("poly1305x._kernels.")
+        assert (b["probe"] is None) == (not b["cflags"]), b["name"]
+    assert "import" not in pathlib.Path(_registry.__file__).read_text(encoding="utf-8").split(
+        '"""')[-1]
+
+
+def test_dispatcher_reads_the_registry():
+    ranked = [b["name"] for b in _registry.BACKENDS if not b["emulated"]]
+    if not _portable.HAVE_INT128:
+        i = ranked.index("portable")
+        ranked[i], ranked[i + 1] = ranked[i + 1], ranked[i]
+    emulated = [b["name"] for b in _registry.BACKENDS if b["emulated"]]
+    assert _dispatch.all_backends() == ranked + emulated
+    assert [b[2] for b in _dispatch.BACKENDS + _dispatch.EMULATED] == [
+        next(r["module"] for r in _registry.BACKENDS if r["name"] == b[0])
+        for b in _dispatch.BACKENDS + _dispatch.EMULATED]
+
+
+@pytest.mark.parametrize("name", ["setup.py", "noxfile.py", ".ci/aarch64.sh"])
+def test_build_and_checks_name_no_backend_themselves(name):
+    """The ISA flags, probes and backend lists live in the registry only."""
+    path = ROOT / name
+    if not path.exists():
+        pytest.skip(f"{name} is not beside the installed package (an installed wheel)")
+    text = path.read_text(encoding="utf-8")
+    assert "_registry.py" in text or "_registry import" in text
+    for b in _registry.BACKENDS:
+        for flag in b["cflags"]:
+            assert f'"{flag}"' not in text, (name, flag)
+    assert "'portable', 'portable26'" not in text and '"portable26"' not in text
+
+
+def test_powers_layout_is_one_enum():
+    """The words of the powers-of-r cache each vector kernel owns are defined
+    once (_kernels/_powers.h, with compile-time checks), not in the kernels."""
+    header = (PKG / "_kernels" / "_powers.h").read_text(encoding="utf-8")
+    assert "P1305X_POWERS_END <= P1305X_POWERS_WORDS" in header
+    for path in _files("_kernels", "*.pxi"):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"P1305X_\w+_(POWERS|READY)\s*=", text), path.name
