@@ -130,3 +130,12 @@ def test_powers_layout_is_one_enum():
     for path in _files("_kernels", "*.pxi"):
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"P1305X_\w+_(POWERS|READY)\s*=", text), path.name
+
+
+def test_gil_threshold_rule_is_written_once():
+    """Every call over a caller's buffers releases the GIL by one helper
+    (nogil_for / regain in _core/_engine.pxd), not by its own branch."""
+    uses = {p.relative_to(PKG).as_posix() for p in PKG.rglob("*")
+            if p.suffix in SOURCES and re.search(r">=\s*GIL_THRESHOLD",
+                                                 p.read_text(encoding="utf-8"))}
+    assert uses == {"_core/_engine.pxd"}, uses

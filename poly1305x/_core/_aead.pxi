@@ -193,6 +193,7 @@ cdef object aead_call(const kernel_table* k, const uint8_t* key, size_t nonce_le
                       data, associated_data, output, bint seal):
     """seal: data -> ct || tag; open: ct || tag -> data or InvalidTag.  Into a
     new bytes object, or into ``output`` (then the length is returned)."""
+    cdef PyThreadState* ts
     cdef buf_t nb, db, ab, ob
     cdef stream_t s
     cdef uint8_t* dst
@@ -237,11 +238,9 @@ cdef object aead_call(const kernel_table* k, const uint8_t* key, size_t nonce_le
         if overlaps(src, dst, db.len):
             tmp = PyBytes_FromStringAndSize(<char*>src, db.len)
             src = <const uint8_t*>PyBytes_AS_STRING(tmp)
-        if n + alen >= GIL_THRESHOLD:
-            with nogil:
-                ok = aead_run(&s, aad, alen, src, dst, n, seal, defer)
-        else:
-            ok = aead_run(&s, aad, alen, src, dst, n, seal, defer)
+        ts = nogil_for(n + alen)
+        ok = aead_run(&s, aad, alen, src, dst, n, seal, defer)
+        regain(ts)
         if not ok:
             raise InvalidTag()
     finally:

@@ -91,6 +91,7 @@ cdef class ChaCha20Poly1305Cipher:
 
     def update(self, data):
         """Authenticate a piece of associated data (before any encrypt/decrypt)."""
+        cdef PyThreadState* ts
         cdef buf_t b
         enter(&self.state, self)
         try:
@@ -98,11 +99,9 @@ cdef class ChaCha20Poly1305Cipher:
             get_buf(data, &b)
             try:
                 self.len_aad += b.len
-                if b.len >= GIL_THRESHOLD:
-                    with nogil:
-                        mac_update(&self.c, b.ptr, b.len)
-                else:
-                    mac_update(&self.c, b.ptr, b.len)
+                ts = nogil_for(b.len)
+                mac_update(&self.c, b.ptr, b.len)
+                regain(ts)
             finally:
                 put_buf(&b)
         finally:

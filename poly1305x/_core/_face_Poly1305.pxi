@@ -175,6 +175,7 @@ def mac_with_cipher(cipher, key, nonce, data, key_order="kr"):
 def poly1305_chacha20_tag(key, nonce, data):
     """The tag of ``data`` under the (r, s) of ChaCha20 block 0, in one call
     and with no object: ``chacha20_mac(key, nonce, data).digest()``."""
+    cdef PyThreadState* ts
     cdef uint8_t rs[32]
     cdef uint8_t tag[16]
     cdef buf_t db
@@ -183,11 +184,9 @@ def poly1305_chacha20_tag(key, nonce, data):
     try:
         get_buf(data, &db)
         try:
-            if db.len >= GIL_THRESHOLD:
-                with nogil:
-                    mac_oneshot(k, rs, db.ptr, db.len, tag)
-            else:
-                mac_oneshot(k, rs, db.ptr, db.len, tag)
+            ts = nogil_for(db.len)
+            mac_oneshot(k, rs, db.ptr, db.len, tag)
+            regain(ts)
         finally:
             put_buf(&db)
     finally:

@@ -2,6 +2,7 @@
 # (poly1305x.mac.Poly1305), with all of its checks and messages.
 
 cdef bytes oneshot_tag(object key, object data):
+    cdef PyThreadState* ts
     cdef buf_t kb, db
     cdef uint8_t tag[16]
     cdef const kernel_table* k = active_kernels()
@@ -9,11 +10,9 @@ cdef bytes oneshot_tag(object key, object data):
     try:
         get_buf(data, &db)
         try:
-            if db.len >= GIL_THRESHOLD:
-                with nogil:
-                    mac_oneshot(k, kb.ptr, db.ptr, db.len, tag)
-            else:
-                mac_oneshot(k, kb.ptr, db.ptr, db.len, tag)
+            ts = nogil_for(db.len)
+            mac_oneshot(k, kb.ptr, db.ptr, db.len, tag)
+            regain(ts)
         finally:
             put_buf(&db)
     finally:

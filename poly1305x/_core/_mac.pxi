@@ -99,14 +99,13 @@ cdef class _MacBase:
 
     cdef int _absorb(self, object data) except -1:
         """Absorb data; the caller has entered the object."""
+        cdef PyThreadState* ts
         cdef buf_t b
         get_buf(data, &b)
         try:
-            if b.len >= GIL_THRESHOLD:
-                with nogil:
-                    mac_update(&self.c, b.ptr, b.len)
-            else:
-                mac_update(&self.c, b.ptr, b.len)
+            ts = nogil_for(b.len)
+            mac_update(&self.c, b.ptr, b.len)
+            regain(ts)
         finally:
             put_buf(&b)
         return 0

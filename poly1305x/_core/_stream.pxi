@@ -180,6 +180,7 @@ cdef object stream_call(stream_t* s, mac_t* c, object data, object output, int h
     """Run data through the stream; returns the new bytes, or None with output.
     With ``threads`` > 1, an input of 2 * ``min_bytes`` or more is split across
     threads; ``counted`` (if not NULL) grows by the number of bytes processed."""
+    cdef PyThreadState* ts
     cdef buf_t ib, ob
     cdef uint8_t* dst
     cdef object result = None
@@ -205,11 +206,10 @@ cdef object stream_call(stream_t* s, mac_t* c, object data, object output, int h
             src = <const uint8_t*>PyBytes_AS_STRING(tmp)
         if threads > 1 and n >= 2 * min_bytes:
             threaded_xor(s, src, dst, n, threads, min_bytes)
-        elif n >= GIL_THRESHOLD:
-            with nogil:
-                stream_run(s, c, src, dst, n, how)
         else:
+            ts = nogil_for(n)
             stream_run(s, c, src, dst, n, how)
+            regain(ts)
         if counted != NULL:
             counted[0] += n
     finally:
