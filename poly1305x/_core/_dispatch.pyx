@@ -20,6 +20,7 @@ from poly1305x._kernels._common cimport (
 from poly1305x._kernels._kernel cimport P1305X_KERNEL_CAPSULE, kernel_table, poly1305_state
 from poly1305x._kernels._portable import HAVE_INT128
 from poly1305x._kernels._registry import BACKENDS as REGISTRY
+from poly1305x._kernels._vectors import CHACHA20_BLOCK_2_3_2, POLY1305_2_5_2
 
 cdef extern from "_cpu.h":
     int p1305x_cpu_features()
@@ -206,14 +207,13 @@ def set_backend(str name):
 # --- Known-answer self-test, run once per backend when it is first selected --
 # RFC 8439 section 2.5.2 (Poly1305) and 2.3.2 (ChaCha20 block function).  Long
 # inputs, which reach the vector loops, are compared against the portable loop.
-_POLY_KEY = bytes.fromhex("85d6be7857556d337f4452fe42d506a80103808afb0db2fd4abff6af4149f51b")
-_POLY_MSG = b"Cryptographic Forum Research Group"
-_POLY_TAG = bytes.fromhex("a8061dc1305136c6c22b8baf0c0127a9")
-_CHACHA_KEY = bytes(range(32))
-_CHACHA_NONCE = bytes.fromhex("000000090000004a00000000")
-_CHACHA_BLOCK1 = bytes.fromhex(
-    "10f1e7e4d13b5915500fdd1fa32071c4c7d1f4c733c068030422aa9ac3d46c4e"
-    "d2826446079faa0914c2d705d98b02a2b5129cd1de164eb9cbd083e8a2503c4e")
+# (poly1305x/_kernels/_vectors.py: the one copy, shared with the tests.)
+_POLY_KEY = POLY1305_2_5_2["key"]
+_POLY_MSG = POLY1305_2_5_2["msg"]
+_POLY_TAG = POLY1305_2_5_2["tag"]
+_CHACHA_KEY = CHACHA20_BLOCK_2_3_2["key"]
+_CHACHA_NONCE = CHACHA20_BLOCK_2_3_2["nonce"]
+_CHACHA_BLOCK1 = CHACHA20_BLOCK_2_3_2["block"]
 
 
 cdef bytes _mac_with(const kernel_table* k, bytes key, bytes msg):
