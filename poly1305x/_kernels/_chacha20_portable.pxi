@@ -21,8 +21,6 @@ cdef extern from "_vec4.h" nogil:
     p1305x_v4 p1305x_v4_load(const uint8_t* p)
     void p1305x_v4_store(uint8_t* p, p1305x_v4 a)
     void p1305x_v4_transpose(p1305x_v4* a, p1305x_v4* b, p1305x_v4* c, p1305x_v4* d)
-    uint32_t p1305x_le32_load(const uint8_t* p)
-    void p1305x_le32_store(uint8_t* p, uint32_t v)
     p1305x_s4 p1305x_s4_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
     p1305x_s4 p1305x_s4_set1(uint32_t a)
     p1305x_s4 p1305x_s4_add(p1305x_s4 a, p1305x_s4 b)
@@ -298,8 +296,8 @@ cdef inline size_t chacha20_steps(const uint32_t* st, uint64_t ctr, const uint8_
                 else:
                     ks = s[i] + st[i]
                 if inp != NULL:
-                    ks ^= p1305x_le32_load(inp + 256 * nsets + 4 * i)
-                p1305x_le32_store(out + 256 * nsets + 4 * i, ks)
+                    ks ^= load32_le(inp + 256 * nsets + 4 * i)
+                store32_le(out + 256 * nsets + 4 * i, ks)
         if tail and last:
             j = (nblocks - done) << 6
             if src != NULL:

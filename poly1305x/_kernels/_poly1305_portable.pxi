@@ -3,6 +3,9 @@
 # (32x32->64 products, for compilers without a wide multiply).  The vector
 # kernels hand their short inputs and leftovers to the base-2^64 loop.
 
+# Radix 2^26: conversions (the one copy).
+from poly1305x._kernels._radix26 cimport P26_MASK, p26_from64, p26_to64
+
 cdef extern from "_wide.h" nogil:
     ctypedef struct p1305x_u128:
         uint64_t lo
@@ -68,19 +71,17 @@ cdef void poly1305_blocks_portable(poly1305_state* st, const uint8_t* m,
 # ---------------------------------------------------------------------------
 cdef void poly1305_blocks_portable26(poly1305_state* st, const uint8_t* m,
                                      size_t nblocks, uint64_t hibit) noexcept nogil:
-    cdef uint32_t M = 0x3ffffff
-    cdef uint64_t a0 = st.h[0], a1 = st.h[1], a2 = st.h[2]
-    cdef uint64_t q0 = st.r[0], q1 = st.r[1]
+    cdef uint32_t M = P26_MASK
+    cdef uint64_t t[5]
     # r limbs < 2^26 each (clamped r < 2^124)
-    cdef uint32_t r0 = q0 & M, r1 = (q0 >> 26) & M
-    cdef uint32_t r2 = ((q0 >> 52) | (q1 << 12)) & M
-    cdef uint32_t r3 = (q1 >> 14) & M, r4 = (q1 >> 40) & M
+    p26_from64(st.r[0], st.r[1], 0, t)
+    cdef uint32_t r0 = <uint32_t>t[0], r1 = <uint32_t>t[1], r2 = <uint32_t>t[2]
+    cdef uint32_t r3 = <uint32_t>t[3], r4 = <uint32_t>t[4]
     cdef uint32_t s1 = r1 * 5, s2 = r2 * 5, s3 = r3 * 5, s4 = r4 * 5
     # h limbs: l0..l3 < 2^26, l4 < 2^27 (h2 < 8)
-    cdef uint32_t l0 = a0 & M, l1 = (a0 >> 26) & M
-    cdef uint32_t l2 = ((a0 >> 52) | (a1 << 12)) & M
-    cdef uint32_t l3 = (a1 >> 14) & M
-    cdef uint32_t l4 = <uint32_t>((a1 >> 40) | (a2 << 24))
+    p26_from64(st.h[0], st.h[1], st.h[2], t)
+    cdef uint32_t l0 = <uint32_t>t[0], l1 = <uint32_t>t[1], l2 = <uint32_t>t[2]
+    cdef uint32_t l3 = <uint32_t>t[3], l4 = <uint32_t>t[4]
     cdef uint32_t hb = <uint32_t>hibit << 24
     cdef uint64_t d0, d1, d2, d3, d4, c
     while nblocks:
@@ -117,6 +118,5 @@ cdef void poly1305_blocks_portable26(poly1305_state* st, const uint8_t* m,
     l2 += l1 >> 26; l1 &= M
     l3 += l2 >> 26; l2 &= M
     l4 += l3 >> 26; l3 &= M
-    st.h[0] = <uint64_t>l0 | (<uint64_t>l1 << 26) | (<uint64_t>l2 << 52)
-    st.h[1] = (<uint64_t>l2 >> 12) | (<uint64_t>l3 << 14) | (<uint64_t>l4 << 40)
-    st.h[2] = <uint64_t>l4 >> 24
+    t[0] = l0; t[1] = l1; t[2] = l2; t[3] = l3; t[4] = l4
+    p26_to64(t, st.h)
