@@ -19,8 +19,8 @@ from poly1305x._kernels._common cimport (
 )
 from poly1305x._kernels._kernel cimport P1305X_KERNEL_CAPSULE, kernel_table, poly1305_state
 from poly1305x._kernels._portable import HAVE_INT128
-from poly1305x._kernels._registry import BACKENDS as REGISTRY
-from poly1305x._kernels._vectors import CHACHA20_BLOCK_2_3_2, POLY1305_2_5_2
+from poly1305x._kernels import _vectors
+from poly1305x._kernels._registry import BACKENDS as _REGISTRY
 
 cdef extern from "_cpu.h":
     int p1305x_cpu_features()
@@ -64,13 +64,13 @@ def _ranked(entries, bint have_int128):
 # there.  `scalar` (no vector code at all) is last: the reference the others
 # are checked against, never the default.
 BACKENDS = tuple((b["name"], tuple(b["features"]), b["module"], b["table"])
-                 for b in _ranked(REGISTRY, HAVE_INT128) if not b["emulated"])
+                 for b in _ranked(_REGISTRY, HAVE_INT128) if not b["emulated"])
 
 # Test-only backends (the AVX-512 kernels built against SIMDe, setup.py's
 # POLY1305X_SIMDE=1): never chosen by default and not in backends();
 # selectable by name.
 EMULATED = tuple((b["name"], tuple(b["features"]), b["module"], b["table"])
-                 for b in REGISTRY if b["emulated"])
+                 for b in _REGISTRY if b["emulated"])
 
 # The selected table: written by set_backend() under _lock, read by
 # active_kernels() without it (from any thread, GIL or no GIL), so both sides
@@ -208,12 +208,12 @@ def set_backend(str name):
 # RFC 8439 section 2.5.2 (Poly1305) and 2.3.2 (ChaCha20 block function).  Long
 # inputs, which reach the vector loops, are compared against the portable loop.
 # (poly1305x/_kernels/_vectors.py: the one copy, shared with the tests.)
-_POLY_KEY = POLY1305_2_5_2["key"]
-_POLY_MSG = POLY1305_2_5_2["msg"]
-_POLY_TAG = POLY1305_2_5_2["tag"]
-_CHACHA_KEY = CHACHA20_BLOCK_2_3_2["key"]
-_CHACHA_NONCE = CHACHA20_BLOCK_2_3_2["nonce"]
-_CHACHA_BLOCK1 = CHACHA20_BLOCK_2_3_2["block"]
+_POLY_KEY = _vectors.POLY1305_2_5_2["key"]
+_POLY_MSG = _vectors.POLY1305_2_5_2["msg"]
+_POLY_TAG = _vectors.POLY1305_2_5_2["tag"]
+_CHACHA_KEY = _vectors.CHACHA20_BLOCK_2_3_2["key"]
+_CHACHA_NONCE = _vectors.CHACHA20_BLOCK_2_3_2["nonce"]
+_CHACHA_BLOCK1 = _vectors.CHACHA20_BLOCK_2_3_2["block"]
 
 
 cdef bytes _mac_with(const kernel_table* k, bytes key, bytes msg):

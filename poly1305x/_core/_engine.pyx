@@ -50,7 +50,7 @@ import os
 from os import urandom
 
 from poly1305x._errors import (
-    KEY_NOT_STR, AlreadyFinalized, InvalidSignature, InvalidTag, MessageTooLongError,
+    KEY_NOT_STR as _KEY_NOT_STR, AlreadyFinalized, InvalidSignature, InvalidTag, MessageTooLongError,
     NotContiguousError,
 )
 

@@ -44,7 +44,7 @@ cdef class _AEADKey:
         init_begin(&self.state, self)
         try:
             if isinstance(key, str):
-                raise TypeError(KEY_NOT_STR)
+                raise TypeError(_KEY_NOT_STR)
             get_fixed(key, &kb, 32, msg)
         except BaseException:
             init_end(&self.state, False)

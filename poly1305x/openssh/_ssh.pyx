@@ -30,7 +30,8 @@ from poly1305x._core._engine cimport (
 from poly1305x._kernels._common cimport wipe
 from poly1305x._kernels._kernel cimport kernel_table
 
-from poly1305x._errors import KEY_NOT_STR, InvalidTag
+from poly1305x._errors import KEY_NOT_STR as _KEY_NOT_STR
+from poly1305x._errors import InvalidTag
 
 __all__ = ["PacketCipher", "keyfile_open", "keyfile_seal", "KEY_SIZE", "TAG_SIZE"]
 
@@ -146,7 +147,7 @@ cdef class PacketCipher:
         cdef uint8_t zero[8]
         cdef const kernel_table* k = active_kernels()
         if isinstance(key64, str):
-            raise TypeError(KEY_NOT_STR)
+            raise TypeError(_KEY_NOT_STR)
         get_buf(key64, &kb)
         try:
             if kb.len != 64:
