@@ -38,10 +38,10 @@ put the ``sitecustomize`` recipe of docs/compatibility.md on ``sys.path``.
 import importlib
 import os
 import sys
-import threading
 import warnings
 
 from poly1305x._peers import PYCRYPTODOME_FAMILIES
+from poly1305x._swap import Switch
 
 __all__ = ["install", "uninstall", "installed"]
 
@@ -55,18 +55,17 @@ _MODULES = {
     "Cipher.ChaCha20_Poly1305": ("poly1305x.ChaCha20_Poly1305", ("new", "ChaCha20Poly1305Cipher")),
 }
 
-_MISSING = object()
-_lock = threading.RLock()
-# One record per replaced module name, in install order:
-# (full name, original module, previous sys.modules entry, previous package
-#  attribute, {patched name: (original value, poly1305x value)})
-_records = []
+# The swap itself (records, the lock, the restore rules): poly1305x._swap.
+_switch = Switch()
+_lock = _switch.lock
+# The module names served, in install order (while _switch is engaged).
+_names = []
 
 
 def installed():
     """The module names that poly1305x serves now (empty when not installed)."""
     with _lock:
-        return tuple(rec[0] for rec in _records)
+        return tuple(_names)
 
 
 def _load_family(family):
@@ -92,7 +91,7 @@ def install():
     again changes nothing.  Raises ImportError, with the reason, when neither
     pycryptodome nor pycryptodomex can be imported."""
     with _lock:
-        if _records:
+        if _switch.engaged():
             return installed()
         ours = {sub: importlib.import_module(mod) for sub, (mod, _) in _MODULES.items()}
         loaded, reasons = {}, []
@@ -108,61 +107,34 @@ def install():
                 + "; ".join(reasons) + "). Install one (pip install pycryptodome), or use "
                 "poly1305x's modules directly: from poly1305x import ChaCha20_Poly1305")
         try:
-            for family, originals in loaded.items():
-                for sub, original in originals.items():
-                    _swap(f"{family}.{sub}", original, ours[sub], _MODULES[sub][1])
+            _switch.swap(_bindings(loaded, ours))
         except BaseException:
-            _undo()
+            _names.clear()
             raise
         return installed()
 
 
-def _swap(name, original, mine, patch_names):
-    parent_name, _, leaf = name.rpartition(".")
-    parent = sys.modules[parent_name]
-    patched = {}
-    for attr in patch_names:
-        old = original.__dict__.get(attr, _MISSING)
-        new = getattr(mine, attr)
-        patched[attr] = (old, new)
-    # Record first, so that _undo() can restore a half-done swap.
-    _records.append((name, original, sys.modules.get(name, _MISSING),
-                     parent.__dict__.get(leaf, _MISSING), patched))
-    for attr, (_, new) in patched.items():
-        setattr(original, attr, new)
-    sys.modules[name] = mine
-    setattr(parent, leaf, mine)
-
-
-def _undo():
-    while _records:
-        name, original, prev_module, prev_attr, patched = _records.pop()
-        for attr, (old, new) in patched.items():
-            if original.__dict__.get(attr, _MISSING) is new:   # not rebound since
-                if old is _MISSING:
-                    delattr(original, attr)
-                else:
-                    setattr(original, attr, old)
-        mine = importlib.import_module(_MODULES[name.split(".", 1)[1]][0])
-        if sys.modules.get(name) is mine:
-            if prev_module is _MISSING:
-                del sys.modules[name]
-            else:
-                sys.modules[name] = prev_module
-        parent_name, _, leaf = name.rpartition(".")
-        parent = sys.modules.get(parent_name)
-        if parent is not None and parent.__dict__.get(leaf, _MISSING) is mine:
-            if prev_attr is _MISSING:
-                delattr(parent, leaf)
-            else:
-                setattr(parent, leaf, prev_attr)
+def _bindings(loaded, ours):
+    """What install() rebinds, module by module: the patched names of
+    pycryptodome's module object, its ``sys.modules`` entry and its package's
+    attribute."""
+    for family, originals in loaded.items():
+        for sub, original in originals.items():
+            name, mine = f"{family}.{sub}", ours[sub]
+            parent_name, _, leaf = name.rpartition(".")
+            _names.append(name)
+            for attr in _MODULES[sub][1]:
+                yield original, attr, getattr(mine, attr)
+            yield sys.modules, name, mine
+            yield sys.modules[parent_name], leaf, mine
 
 
 def uninstall():
     """Undo :func:`install`: pycryptodome's modules, package attributes and
     functions are back.  Does nothing when poly1305x is not installed."""
     with _lock:
-        _undo()
+        _switch.restore()
+        _names.clear()
 
 
 def _env_hook():

@@ -164,8 +164,8 @@ def test_new_function_bound_before_install_is_pycryptodome_s(clean):
 
 def test_idempotent_and_rebound_names_left_alone(clean):
     first = poly1305x.install()
-    records = list(_install._records)
-    assert poly1305x.install() == first and _install._records == records
+    records = list(_install._switch._records)
+    assert poly1305x.install() == first and _install._switch._records == records
     orig = clean["Crypto", "Cipher.ChaCha20"][0]
     sentinel = object()
     orig.new = sentinel                      # someone else rebinds a patched name
