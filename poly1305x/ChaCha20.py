@@ -7,15 +7,21 @@
 >>> ChaCha20.new(key=bytes(32), nonce=bytes(12)).decrypt(ct)
 b'attack at dawn'
 """
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING, Iterable, Optional, Union
 
 from poly1305x._core._engine import ChaCha20Cipher, chacha20_poly1305_key_pair, hchacha20_subkey
 from poly1305x._errors import MessageTooLongError
 
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
+
 __all__ = ["ChaCha20Cipher", "MessageTooLongError", "new", "block_size", "key_size"]
 
-block_size = 1
-key_size = 32
+block_size: int = 1
+key_size: int = 32
 
 
 class _Kernels:
@@ -25,19 +31,19 @@ class _Kernels:
     nothing.  They exist so that code (and pycryptodome's own tests) that look
     them up keep working."""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<poly1305x ChaCha20 kernels: the active backend (poly1305x.set_backend)>"
 
 
 _raw_chacha20_lib = _raw_chacha20_portable_lib = _Kernels()
-_raw_chacha20_avx2_bmi2_lib = None
+_raw_chacha20_avx2_bmi2_lib: None = None
 
 #: With several threads, each one processes at least this many bytes
 #: (pycryptodome's private tuning knob, mirrored: ``new()`` reads it).
 _MIN_BYTES_PER_THREAD = 1024 * 1024
 
 
-def _HChaCha20(key, nonce):
+def _HChaCha20(key: Buffer, nonce: Buffer) -> bytearray:
     """HChaCha20 subkey derivation (pycryptodome's private helper, mirrored)."""
     return hchacha20_subkey(key, nonce)
 
@@ -48,7 +54,9 @@ def _HChaCha20(key, nonce):
 _derive_Poly1305_key_pair = chacha20_poly1305_key_pair
 
 
-def new(*, key, nonce=None, threads=1):
+# nonce: as pycryptodome, anything bytes() takes (a list of ints too)
+def new(*, key: Buffer, nonce: Optional[Union[Buffer, Iterable[int]]] = None,
+        threads: int = 1) -> ChaCha20Cipher:
     """Create a ChaCha20 (8- or 12-byte nonce) or XChaCha20 (24-byte nonce)
     cipher.  The nonce is any bytes-like object or, as in pycryptodome,
     anything ``bytes()`` takes (a list of ints); random (8 bytes) when omitted.  ``threads`` > 1 (0: all

@@ -10,16 +10,22 @@ for ``Crypto.Cipher.ChaCha20_Poly1305``.
 >>> d.decrypt_and_verify(ct, tag)
 b'secret'
 """
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING, Optional
 
 from poly1305x._core._engine import ChaCha20Poly1305Cipher
 
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
+
 __all__ = ["ChaCha20Poly1305Cipher", "new", "key_size"]
 
-key_size = 32
+key_size: int = 32
 
 
-def new(*, key, nonce=None):
+def new(*, key: Buffer, nonce: Optional[Buffer] = None) -> ChaCha20Poly1305Cipher:
     """Create a ChaCha20-Poly1305 (8- or 12-byte nonce, RFC 8439) or
     XChaCha20-Poly1305 (24-byte nonce) cipher; a random 12-byte nonce when
     omitted (see the ``nonce`` attribute).  As in pycryptodome, the nonce is

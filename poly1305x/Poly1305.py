@@ -14,4 +14,4 @@ from poly1305x._core._engine import Poly1305_MAC, mac_with_cipher, new
 
 __all__ = ["Poly1305_MAC", "new", "mac_with_cipher", "digest_size"]
 
-digest_size = 16
+digest_size: int = 16

@@ -5,14 +5,16 @@ pycryptodome ships as two distributions with one API: ``pycryptodome``
 modules that look for it all ask here, in this order.
 """
 import importlib
+from types import ModuleType
+from typing import Optional, Tuple
 
 __all__ = ["PYCRYPTODOME_FAMILIES", "pycryptodome"]
 
 #: The package names that carry pycryptodome's API, in order of preference.
-PYCRYPTODOME_FAMILIES = ("Crypto", "Cryptodome")
+PYCRYPTODOME_FAMILIES: Tuple[str, ...] = ("Crypto", "Cryptodome")
 
 
-def pycryptodome(*submodules):
+def pycryptodome(*submodules: str) -> Optional[Tuple[ModuleType, ...]]:
     """The sub-modules (e.g. ``"Cipher.AES"``) of the first installed
     pycryptodome family that has them all, as a tuple in the order asked;
     None when no family does.  Errors other than ImportError (a broken
