@@ -137,3 +137,14 @@ def test_gil_threshold_rule_is_written_once():
             if p.suffix in SOURCES and re.search(r">=\s*GIL_THRESHOLD",
                                                  p.read_text(encoding="utf-8"))}
     assert uses == {"_core/_engine.pxd"}, uses
+
+
+def test_every_vector_file_names_its_source():
+    vectors = pathlib.Path(__file__).resolve().parent / "vectors"
+    readme = (vectors / "README.md").read_text(encoding="utf-8")
+    files = sorted(p.name for p in vectors.glob("*.json"))
+    assert files
+    for name in files:
+        rows = [line for line in readme.splitlines() if line.startswith(f"| `{name}` |")]
+        assert rows, f"tests/vectors/README.md does not name {name}"
+        assert re.search(r"\b[0-9a-f]{40}\b|release", rows[0]), f"{name}: no commit or release"
