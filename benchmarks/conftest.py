@@ -2,7 +2,7 @@
 
 Not collected by a plain ``pytest`` run (pyproject's testpaths is ``tests``);
 run it with ``python -m pytest benchmarks/``.  What each operation calls is
-defined once, in ``poly1305x._bench.CASES``, and shared with
+defined once, in ``poly1305x._tools._bench.CASES``, and shared with
 ``python -m poly1305x bench``.
 """
 import time
@@ -10,7 +10,7 @@ import time
 import pytest
 
 import poly1305x
-from poly1305x import _bench
+from poly1305x._tools import _bench
 
 # Every case runs through benchmark.pedantic with its own calibration: calls
 # are batched so that one round lasts about ROUND_TIME (a sub-microsecond call

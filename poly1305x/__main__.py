@@ -10,7 +10,7 @@ import json
 import sys
 
 import poly1305x
-from poly1305x import _bench, _selftest
+from poly1305x._tools import _bench, _selftest
 
 
 def _header():

@@ -148,3 +148,12 @@ def test_every_vector_file_names_its_source():
         rows = [line for line in readme.splitlines() if line.startswith(f"| `{name}` |")]
         assert rows, f"tests/vectors/README.md does not name {name}"
         assert re.search(r"\b[0-9a-f]{40}\b|release", rows[0]), f"{name}: no commit or release"
+
+
+def test_the_library_never_imports_the_tooling():
+    """poly1305x._tools (self-test, bench, report, plot) is reached only from
+    the command line (poly1305x/__main__.py) and benchmarks/."""
+    for path in PKG.rglob("*"):
+        if path.suffix not in SOURCES or "_tools" in path.parts or path.name == "__main__.py":
+            continue
+        assert not {m for m in _imports(path) if m.startswith("poly1305x._tools")}, path

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 import poly1305x
-from poly1305x import _bench, _selftest
+from poly1305x._tools import _bench, _selftest
 from poly1305x._core import _dispatch
 
 

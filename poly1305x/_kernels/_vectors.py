@@ -1,6 +1,6 @@
 """RFC 8439's known answers, one copy: the dispatcher's self-test (run on every
 backend when it is first loaded), ``python -m poly1305x selftest``
-(poly1305x._selftest) and the tests read them from here.  Plain data, no
+(poly1305x._tools._selftest) and the tests read them from here.  Plain data, no
 imports: it sits with the kernels so that the lowest layer that checks them
 (the dispatcher) imports nothing above itself."""
 

@@ -1,5 +1,5 @@
 """Side-by-side benchmark behind ``python -m poly1305x bench`` (the self-test
-is in ``poly1305x._selftest``).
+is in ``poly1305x._tools._selftest``).
 
 Nothing here is needed at run time by the rest of the package: the peers
 (cryptography, pycryptodome, PyNaCl) and matplotlib are imported only when
@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from functools import partial
 
 import poly1305x
-from poly1305x._selftest import using_backend  # also benchmarks/conftest.py's
+from poly1305x._tools._selftest import using_backend  # also benchmarks/conftest.py's
 
 KiB = 1024
 MiB = 1024 * 1024
