@@ -39,9 +39,11 @@ import importlib
 import os
 import sys
 import warnings
+from types import ModuleType
+from typing import Dict, Iterator
 
 from poly1305x._peers import PYCRYPTODOME_FAMILIES
-from poly1305x._swap import Switch
+from poly1305x._swap import Binding, Switch
 
 __all__ = ["install", "uninstall", "installed"]
 
@@ -59,16 +61,16 @@ _MODULES = {
 _switch = Switch()
 _lock = _switch.lock
 # The module names served, in install order (while _switch is engaged).
-_names = []
+_names: list[str] = []
 
 
-def installed():
+def installed() -> tuple[str, ...]:
     """The module names that poly1305x serves now (empty when not installed)."""
     with _lock:
         return tuple(_names)
 
 
-def _load_family(family):
+def _load_family(family: str) -> Dict[str, ModuleType]:
     """pycryptodome's three original modules of one family, by sub-name; raises
     ImportError when the family is not importable (or lacks one of them)."""
     originals = {}
@@ -82,7 +84,7 @@ def _load_family(family):
     return originals
 
 
-def install():
+def install() -> tuple[str, ...]:
     """Make pycryptodome's Poly1305, ChaCha20 and ChaCha20_Poly1305 modules (and
     pycryptodomex's ``Cryptodome.`` twins) poly1305x's, for code that imported
     them before as well as after this call.
@@ -114,7 +116,8 @@ def install():
         return installed()
 
 
-def _bindings(loaded, ours):
+def _bindings(loaded: Dict[str, Dict[str, ModuleType]],
+              ours: Dict[str, ModuleType]) -> Iterator[Binding]:
     """What install() rebinds, module by module: the patched names of
     pycryptodome's module object, its ``sys.modules`` entry and its package's
     attribute."""
@@ -129,7 +132,7 @@ def _bindings(loaded, ours):
             yield sys.modules[parent_name], leaf, mine
 
 
-def uninstall():
+def uninstall() -> None:
     """Undo :func:`install`: pycryptodome's modules, package attributes and
     functions are back.  Does nothing when poly1305x is not installed."""
     with _lock:
@@ -137,7 +140,7 @@ def uninstall():
         _names.clear()
 
 
-def _env_hook():
+def _env_hook() -> None:
     """POLY1305X_INSTALL=1 (any value but empty or 0): install() when poly1305x
     is imported.  A failure is a warning, never an error of ``import poly1305x``."""
     if os.environ.get("POLY1305X_INSTALL", "").strip() in ("", "0"):

@@ -16,7 +16,7 @@ ones back:
   switch's own re-entrant lock.
 """
 import threading
-from typing import Any, Callable, Iterable, MutableMapping, Optional, Tuple
+from typing import Any, Callable, Iterable, List, MutableMapping, Optional, Tuple
 
 __all__ = ["Switch", "MISSING"]
 
@@ -56,7 +56,7 @@ class Switch:
     def __init__(self) -> None:
         self.lock = threading.RLock()
         # (target, key, previous value, poly1305x's value), in swap order
-        self._records: list = []
+        self._records: List[Tuple[Any, Any, Any, Any]] = []
 
     def engaged(self) -> bool:
         """Whether a swap is recorded (some of its bindings may have been
