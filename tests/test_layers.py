@@ -157,3 +157,12 @@ def test_the_library_never_imports_the_tooling():
         if path.suffix not in SOURCES or "_tools" in path.parts or path.name == "__main__.py":
             continue
         assert not {m for m in _imports(path) if m.startswith("poly1305x._tools")}, path
+
+
+def test_the_cpu_is_probed_in_one_place():
+    """Only the dispatcher reads the CPU probe (_cpu.h); the kernel modules
+    take what it decides (the portable ChaCha20's step included)."""
+    readers = {p.relative_to(PKG).as_posix() for p in PKG.rglob("*")
+               if p.suffix in (".pyx", ".pxi", ".pxd", ".py")
+               and "p1305x_cpu_features" in p.read_text(encoding="utf-8")}
+    assert readers == {"_core/_dispatch.pyx"}, readers

@@ -19,7 +19,7 @@ from poly1305x._kernels._common cimport (
 )
 from poly1305x._kernels._kernel cimport P1305X_KERNEL_CAPSULE, kernel_table, poly1305_state
 from poly1305x._kernels._portable import HAVE_INT128
-from poly1305x._kernels import _vectors
+from poly1305x._kernels import _portable, _vectors
 from poly1305x._kernels._registry import BACKENDS as _REGISTRY
 
 cdef extern from "_cpu.h":
@@ -43,6 +43,15 @@ def _probe():
 
 
 _FEATURES = _probe()
+
+# The portable ChaCha20's big step on this CPU.  On x86-64 the 4 + 1 step is
+# taken only where the scalar block runs beside the vector code: on CPUs with
+# AVX2 (Haswell and later, Zen), which have integer ports of their own and
+# dispatch width to spare.  Older and smaller cores (Nehalem to Ivy Bridge,
+# Atom, Jaguar) issue integer and vector work through the same few ports, and
+# keep 4-block steps (docs/backends.md).
+if _portable.vec_step_blocks() == 5 and "avx2" not in _FEATURES:
+    _portable._set_vec_step_blocks(4)
 
 
 def _ranked(entries, bint have_int128):

@@ -15,11 +15,6 @@ from poly1305x._kernels._kernel cimport (
 from poly1305x._kernels._util cimport load32_le, load64_le, store32_le, store64_le
 
 
-cdef extern from "_cpu.h" nogil:
-    int p1305x_cpu_features()
-    int P1305X_CPU_AVX2
-
-
 include "_poly1305_portable.pxi"
 include "_poly1305_neon.pxi"
 include "_chacha20_portable.pxi"
@@ -51,15 +46,10 @@ TABLE_SCALAR.name = b"scalar"
 TABLE_SCALAR.poly1305_blocks = poly1305_blocks_portable
 TABLE_SCALAR.chacha20_xor = chacha20_xor_scalar4
 
-# The vector ChaCha20's big step on this CPU.  On x86-64 the 4 + 1 step is
-# taken only where the scalar block runs beside the vector code: on CPUs with
-# AVX2 (Haswell and later, Zen), which have integer ports of their own and
-# dispatch width to spare.  Older and smaller cores (Nehalem to Ivy Bridge,
-# Atom, Jaguar) issue integer and vector work through the same few ports, and
-# keep 4-block steps (docs/backends.md).
+# The vector ChaCha20's big step: the build's (P1305X_VEC_STEP_BLOCKS), until
+# the dispatcher, the one place that reads the CPU probe, lowers the x86-64
+# 4 + 1 step to 4 on CPUs without AVX2 (_set_vec_step_blocks).
 cdef int vec_step = P1305X_VEC_STEP_BLOCKS
-if vec_step == 5 and not (p1305x_cpu_features() & P1305X_CPU_AVX2):
-    vec_step = 4
 
 
 def vec_step_blocks():
@@ -70,8 +60,9 @@ def vec_step_blocks():
 
 
 def _set_vec_step_blocks(int n):
-    """Tests only: force 4-block steps (4) or the build's own (5 on x86-64),
-    so that both shapes are tested on any CPU."""
+    """4-block steps (4) or the build's own (5 on x86-64): set by the
+    dispatcher for this CPU, and by the tests, so that both shapes are tested
+    on any CPU."""
     global vec_step
     if n != 4 and n != P1305X_VEC_STEP_BLOCKS:
         raise ValueError(f"step must be 4 or {P1305X_VEC_STEP_BLOCKS}")
