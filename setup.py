@@ -14,7 +14,10 @@ Environment switches (for testing portable builds on this machine):
   POLY1305X_NO_VEC=1      build the portable ChaCha20 without GCC/Clang vector
                           extensions (scalar lanes), as a compiler without them
   POLY1305X_VEC_SSE2=1    build it on SSE2 intrinsics, as MSVC on x64 does
-  POLY1305X_CFLAGS="..."  extra compiler flags for every extension (sanitizers)
+  POLY1305X_CFLAGS="..."  extra compiler flags for every extension (sanitizers);
+                          also turns off stripping
+  POLY1305X_NO_STRIP=1    keep the symbol table (default: the modules are
+                          linked stripped, -s, unless built with --debug)
   POLY1305X_SIMDE=1       also build _kernels._x86_avx512_emu: the AVX-512
                           kernels compiled against SIMDe (Debian: libsimde-dev),
                           a test-only backend that checks them on CPUs without
@@ -85,8 +88,28 @@ class BuildExt(build_ext):
                 return False
         return True
 
+    def _strip_args(self, msvc, extra):
+        """Linker flags that leave out the symbol table and debug info: a
+        release module needs neither (a third of the size).  Kept for --debug,
+        POLY1305X_CFLAGS (sanitizer and valgrind builds) and POLY1305X_NO_STRIP."""
+        if msvc or self.debug or extra or _flag("POLY1305X_NO_STRIP"):
+            return []
+        if sys.platform == "darwin" or "apple" in sysconfig.get_platform():
+            return ["-Wl,-S,-x"]    # ld64 has no -s: drop debug info and local symbols
+        return ["-s"]
+
     def build_extensions(self):
         msvc = self.compiler.compiler_type == "msvc"
+        if not self._compiles("#include <Python.h>\nint main(void){return 0;}\n", []):
+            # Said before anything else: otherwise pip shows only "Failed to
+            # build poly1305x" after a page of compiler output.
+            raise SystemExit(
+                "poly1305x builds C extension modules from source and needs a C compiler "
+                "and the Python headers; none that work were found (compiler: "
+                f"{(getattr(self.compiler, 'compiler_so', None) or ['?'])[0]}). "
+                "Debian/Ubuntu: apt-get install gcc python3-dev; Fedora: dnf install gcc "
+                "python3-devel; macOS: xcode-select --install; Windows: the Visual Studio "
+                "Build Tools (C++)")
         extra = shlex.split(os.environ.get("POLY1305X_CFLAGS", ""))
         kept, dropped = [], []
         for ext in self.extensions:
@@ -100,8 +123,7 @@ class BuildExt(build_ext):
             else:
                 ext.extra_compile_args = []
             ext.extra_compile_args += (["/O2"] if msvc else ["-O3"]) + extra
-            if extra:
-                ext.extra_link_args = list(extra)
+            ext.extra_link_args = list(extra) + self._strip_args(msvc, extra)
             kept.append(ext)
         self.extensions = kept
         if not os.environ.get("POLY1305X_ONLY"):

@@ -8,7 +8,7 @@ import importlib
 from types import ModuleType
 from typing import Optional, Tuple
 
-__all__ = ["PYCRYPTODOME_FAMILIES", "pycryptodome"]
+__all__ = ["PYCRYPTODOME_FAMILIES", "install_hint", "pycryptodome"]
 
 #: The package names that carry pycryptodome's API, in order of preference.
 PYCRYPTODOME_FAMILIES: Tuple[str, ...] = ("Crypto", "Cryptodome")
@@ -25,3 +25,26 @@ def pycryptodome(*submodules: str) -> Optional[Tuple[ModuleType, ...]]:
         except ImportError:
             continue
     return None
+
+
+def install_hint(*extras: str) -> str:
+    """How to get the packages of poly1305x's ``extras``: a command that works
+    in any shell (quoted), from a checkout (there is no release to install
+    from yet), or the packages themselves, named from the installed metadata."""
+    names = ",".join(extras)
+    hint = f"pip install -e '.[{names}]' in a poly1305x checkout"
+    try:
+        from importlib.metadata import requires
+        reqs = requires("poly1305x") or []
+    except Exception:  # not installed: running from a source tree
+        reqs = []
+    pkgs = []
+    for req in reqs:
+        spec, _, marker = req.partition(";")
+        if any(f'extra == "{e}"' in marker for e in extras):
+            spec = spec.strip().replace(" ", "")
+            if spec not in pkgs:
+                pkgs.append(spec)
+    if pkgs:
+        hint += ", or pip install " + " ".join(f"'{p}'" for p in pkgs)
+    return hint

@@ -25,6 +25,7 @@ noiseprotocol is optional (``pip install 'poly1305x[noise]'``); it is imported
 when one of these functions is called.
 """
 from poly1305x._core._engine import ChaCha20Poly1305 as _AEAD
+from poly1305x._peers import install_hint as _install_hint
 from poly1305x._swap import Switch
 
 __all__ = ["ChaChaPolyCipher", "backend", "use_with_noiseprotocol"]
@@ -39,7 +40,7 @@ def _noise():
         from noise.functions.cipher import Cipher
     except ImportError as exc:
         raise ImportError(
-            "poly1305x.noise needs noiseprotocol: pip install 'poly1305x[noise]'") from exc
+            "poly1305x.noise needs noiseprotocol: " + _install_hint("noise")) from exc
     return Cipher, DefaultNoiseBackend, noise_backend
 
 

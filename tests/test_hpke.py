@@ -320,7 +320,7 @@ def test_pyhpke_missing(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_pyhpke)
-    with pytest.raises(ImportError, match=r"poly1305x\[hpke\]"):
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[hpke\]'.*'pyhpke>="):
         hpke.use_with_pyhpke()
 
 

@@ -226,5 +226,5 @@ def test_without_noiseprotocol(monkeypatch):
 
     monkeypatch.setattr(builtins, "__import__", no_noise)
     for call in (pnoise.backend, pnoise.use_with_noiseprotocol):
-        with pytest.raises(ImportError, match=r"poly1305x\[noise\]"):
+        with pytest.raises(ImportError, match=r"pip install -e '\.\[noise\]'.*'noiseprotocol>="):
             call()

@@ -5,12 +5,47 @@
 # Buffers
 # ---------------------------------------------------------------------------
 
+cdef enum:
+    REFUSED_OTHER = 0
+    REFUSED_STRIDED = 1
+    REFUSED_READONLY = 2
+
+
+cdef int refusal(object obj, bint writable) except -1:
+    """After a refused buffer request: why.  REFUSED_READONLY when a writable
+    buffer was asked for and this one is read-only; REFUSED_STRIDED when the
+    buffer exists but is not C-contiguous; else REFUSED_OTHER."""
+    cdef Py_buffer view
+    cdef int why = REFUSED_OTHER
+    try:
+        PyObject_GetBuffer(obj, &view, PyBUF_FULL_RO)
+    except (BufferError, ValueError):
+        return REFUSED_OTHER
+    if writable and view.readonly:
+        why = REFUSED_READONLY
+    elif not PyBuffer_IsContiguous(&view, b'C'):
+        why = REFUSED_STRIDED
+    PyBuffer_Release(&view)
+    return why
+
+
 cdef int get_buf(object obj, buf_t* b, bint writable=False) except -1:
     """Borrow obj's bytes: bytes directly, else any C-contiguous buffer.
-    str, a non-buffer and (with writable) a read-only buffer are a TypeError;
-    a non-contiguous buffer is a NotContiguousError (a BufferError, as the
-    peers raise, and a TypeError)."""
+    The one place the exception classes of a refused buffer are decided, the
+    same for memoryviews, numpy arrays and any other exporter, and the same
+    for every face (both peers agree):
+
+    * str, a non-buffer: TypeError;
+    * (with writable) a read-only buffer: TypeError (cryptography and
+      pycryptodome both raise it for a read-only output);
+    * a non-contiguous buffer: NotContiguousError, a BufferError (what
+      cryptography raises) and a TypeError (what pycryptodome raises).
+
+    numpy refuses such requests with ValueError, memoryview with BufferError:
+    both are classified here, so neither reaches the caller as such (a
+    ValueError would look like InvalidTag, which is one)."""
     cdef int flags = PyBUF_SIMPLE
+    cdef int why
     if not writable and PyBytes_CheckExact(obj):
         b.ptr = <const uint8_t*>PyBytes_AS_STRING(obj)
         b.len = <size_t>PyBytes_GET_SIZE(obj)
@@ -22,29 +57,18 @@ cdef int get_buf(object obj, buf_t* b, bint writable=False) except -1:
         flags = PyBUF_WRITABLE
     try:
         PyObject_GetBuffer(obj, &b.view, flags)
-    except BufferError as exc:
-        if buffer_is_strided(obj, writable):
+    except (BufferError, ValueError) as exc:
+        why = refusal(obj, writable)
+        if why == REFUSED_STRIDED:
             raise NotContiguousError(f"expected a C-contiguous bytes-like object: {exc}") from None
-        raise TypeError(f"expected a C-contiguous, {'writable ' if writable else ''}"
-                        f"bytes-like object: {exc}") from None
+        if why == REFUSED_READONLY or isinstance(exc, BufferError):
+            raise TypeError(f"expected a C-contiguous, {'writable ' if writable else ''}"
+                            f"bytes-like object: {exc}") from None
+        raise       # a ValueError that is not about the layout (a released memoryview)
     b.ptr = <const uint8_t*>b.view.buf
     b.len = <size_t>b.view.len
     b.held = True
     return 0
-
-
-cdef bint buffer_is_strided(object obj, bint writable) except -1:
-    """After a refused buffer request: whether contiguity was the reason (the
-    buffer exists, and is writable when that was asked for)."""
-    cdef Py_buffer view
-    cdef bint ok
-    try:
-        PyObject_GetBuffer(obj, &view, PyBUF_FULL_RO)
-    except BufferError:
-        return False
-    ok = not (writable and view.readonly)
-    PyBuffer_Release(&view)
-    return ok
 
 
 cdef void put_buf(buf_t* b) noexcept:

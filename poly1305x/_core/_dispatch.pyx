@@ -178,8 +178,8 @@ def _load(str name):
         if bname == name:
             break
     else:
-        raise ImportError(
-            f"unknown poly1305x backend {name!r}; valid names: {', '.join(all_backends())}")
+        raise ImportError(f"unknown poly1305x backend {name!r}; usable here: "
+                          f"{', '.join(backends() + emulated_backends())}")
     missing = [f for f in needs if f not in _FEATURES]
     if missing:
         raise ImportError(
@@ -318,7 +318,11 @@ def kernel_chacha20_xor(str name, bytes key, bytes nonce, data, uint32_t counter
 def _select_at_import():
     name = os.environ.get("POLY1305X_BACKEND", "").strip()
     if name:
-        set_backend(name)
+        try:
+            set_backend(name)
+        except ImportError as exc:
+            # poly1305x/__init__.py shows this one line without the frames.
+            raise ImportError(f"POLY1305X_BACKEND={name}: {exc}") from None
     else:
         set_backend(backends()[0])
 

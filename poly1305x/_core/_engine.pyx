@@ -31,7 +31,8 @@ of GIL_THRESHOLD bytes or more, with the buffers held for the whole call.
 """
 cimport cython
 from cpython.buffer cimport (
-    PyBUF_FULL_RO, PyBUF_SIMPLE, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer,
+    PyBUF_FULL_RO, PyBUF_SIMPLE, PyBUF_WRITABLE, PyBuffer_IsContiguous, PyBuffer_Release,
+    PyObject_GetBuffer,
 )
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.mem cimport PyMem_Calloc, PyMem_Free

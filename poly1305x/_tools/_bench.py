@@ -437,21 +437,23 @@ def run_bench(todo, repeats=5, min_time=0.05, progress=None):
         with using_backend(backend):
             fn = case.make(size)
             number, seconds = calibrate(fn, min_time)
-        prepared.append([case, backend, size, fn, number, seconds])
+        prepared.append([case, backend, size, fn, number, seconds, [seconds]])
     for _ in range(repeats - 1):
         for item in prepared:
-            case, backend, size, fn, number, seconds = item
+            case, backend, size, fn, number, seconds, rounds = item
             step += 1
             if progress:
                 progress(step, steps, case, backend, size)
             with using_backend(backend), _no_gc():
-                item[5] = min(seconds, _batch(fn, number) / number)
+                rounds.append(_batch(fn, number) / number)
+            item[5] = min(seconds, rounds[-1])
     rows = []
-    for case, backend, size, fn, number, seconds in prepared:
+    for case, backend, size, fn, number, seconds, rounds in prepared:
         rows.append({
             "operation": case.operation, "library": case.library, "backend": backend,
             "variant": case.variant, "size": size, "seconds": seconds,
             "calls_per_batch": number, "repeats": repeats, "gbps": size / seconds / 1e9,
+            "rounds": rounds,    # seconds per call in each round, in order
         })
     return rows
 
@@ -500,10 +502,11 @@ def series_label(row):
     return f"{label} {row['variant']}" if row.get("variant") else label
 
 
-def format_table(rows, time_label="best time/call"):
+def format_table(rows, time_label="best time/call", mark=None):
     """A Markdown table: one line per library in each operation and size, the
     poly1305x lines with their speed ratio against each peer ("2.5× cryptography"
-    means poly1305x takes 1/2.5 of cryptography's time)."""
+    means poly1305x takes 1/2.5 of cryptography's time); ``mark(mine, peer)``
+    may return a suffix for a ratio."""
     order = {op: i for i, op in enumerate(OPERATIONS)}
     keyed = {}
     for r in rows:
@@ -517,57 +520,15 @@ def format_table(rows, time_label="best time/call"):
             ratios = ""
             if r["library"] == "poly1305x":
                 ratios = ", ".join(f"{p['seconds'] / r['seconds']:.1f}× {p['library']}"
-                                   for p in peers) or "(no peer)"
+                                   + (mark(r, p) if mark else "") for p in peers) or "(no peer)"
             lines.append(f"| {op} | {size_label(size)} | {series_label(r)} | "
                          f"{_fmt_time(r['seconds'])} | {size / r['seconds'] / 1e9:.3f} | {ratios} |")
     return "\n".join(lines)
 
 
-def plot(rows, path, env=None, title="poly1305x throughput"):
-    """Throughput against message size, log-log, one panel per operation and one
-    line per library (and poly1305x backend).  Needs matplotlib."""
-    try:
-        import matplotlib
-    except ImportError as exc:
-        raise RuntimeError("--plot needs matplotlib (pip install matplotlib)") from exc
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    env = env or environment()
-    ops = [op for op in OPERATIONS if any(r["operation"] == op for r in rows)]
-    ops += sorted({r["operation"] for r in rows} - set(ops))
-    ncols = 2 if len(ops) > 1 else 1
-    nrows = (len(ops) + ncols - 1) // ncols
-    fig, axes = plt.subplots(nrows, ncols, figsize=(6.5 * ncols, 3.6 * nrows + 1.2),
-                             squeeze=False)
-    # One colour per library (and backend) in every panel.
-    labels = sorted({series_label(r) for r in rows})
-    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    colour = {label: palette[i % len(palette)] for i, label in enumerate(labels)}
-    for ax, op in zip(axes.flat, ops):
-        series = {}
-        for r in rows:
-            if r["operation"] == op:
-                series.setdefault(series_label(r), []).append((r["size"], r["size"] / r["seconds"] / 1e9))
-        for label, points in sorted(series.items()):
-            points.sort()
-            xs, ys = zip(*points)
-            style = "-o" if label.startswith("poly1305x") else "--s"
-            ax.plot(xs, ys, style, label=f"{label}/{op}", markersize=4, color=colour[label])
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_title(op, fontsize=10)
-        ax.set_xlabel("message size (bytes)")
-        ax.set_ylabel("GB/s")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
-    for ax in list(axes.flat)[len(ops):]:
-        ax.axis("off")
-    versions = ", ".join(f"{k} {v}" for k, v in env.get("versions", {}).items() if v)
-    fig.suptitle(f"{title}\n{env.get('cpu', '?')} ({env.get('cpu_count', '?')} CPUs; "
-                 f"features: {', '.join(env.get('cpu_features', [])) or 'none'}) — "
-                 f"{env.get('date', '')[:10]}\n{versions}; Python {env.get('python', '?')}",
-                 fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+def plot(rows, path, env=None):
+    """One throughput figure per operation next to ``path`` (``FILE.png`` ->
+    ``FILE-<operation>.png``); returns the paths written.  Drawn by
+    ``poly1305x._tools._plot``; needs matplotlib."""
+    from . import _plot
+    return _plot.plot(rows, path, env)

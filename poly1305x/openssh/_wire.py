@@ -10,6 +10,8 @@ END = b"-----END OPENSSH PRIVATE KEY-----"
 MAX_KEY_FILE = 1 << 20  # bytes of PEM text; an RSA-16384 key is about 12 KiB
 MAX_MPINT = 16384 // 8  # as OpenSSH (SSHBUF_MAX_BIGNUM): bounds the key checks' cost
 U32 = struct.Struct(">I")
+#: The one message for every failure after decryption (see _container.parse_private).
+WRONG_PASSPHRASE = "incorrect passphrase or damaged key"
 
 
 class Reader:
@@ -53,13 +55,12 @@ class Reader:
         return int.from_bytes(body, "big"), self.buf[start:self.pos]
 
     def name(self, name, limit=64):
-        body = self.string(name)
+        body = bytes(self.string(name))
         if len(body) > limit:
             self._fail(f"{name} is {len(body)} bytes long")
-        try:
-            return bytes(body).decode("ascii")
-        except UnicodeDecodeError:
+        if not body.isascii():
             self._fail(f"{name} is not ASCII")
+        return body.decode("ascii")
 
     def left(self):
         return len(self.buf) - self.pos
