@@ -85,7 +85,7 @@ def test_end_labels_and_file_names():
 
 def test_without_matplotlib_a_clear_error(tmp_path):
     code = ("import sys; sys.modules['matplotlib'] = None\n"
-            "from poly1305x import _plot\n"
+            "from poly1305x._tools import _plot\n"
             f"sys.exit(_plot.main([{str(TABLE)!r}, {str(tmp_path / 'b.png')!r}]))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)
