@@ -8,7 +8,7 @@ import importlib
 from types import ModuleType
 from typing import Optional, Tuple
 
-__all__ = ["PYCRYPTODOME_FAMILIES", "install_hint", "pycryptodome"]
+__all__ = ["PYCRYPTODOME_FAMILIES", "install_hint", "no_attribute", "pycryptodome"]
 
 #: The package names that carry pycryptodome's API, in order of preference.
 PYCRYPTODOME_FAMILIES: Tuple[str, ...] = ("Crypto", "Cryptodome")
@@ -48,3 +48,9 @@ def install_hint(*extras: str) -> str:
     if pkgs:
         hint += ", or pip install " + " ".join(f"'{p}'" for p in pkgs)
     return hint
+
+
+def no_attribute(module: str, name: str) -> AttributeError:
+    """The AttributeError of a module ``__getattr__`` (an adapter module whose
+    peer-dependent names are built on first use) for a name it does not have."""
+    return AttributeError(f"module {module!r} has no attribute {name!r}")

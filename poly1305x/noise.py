@@ -26,6 +26,7 @@ when one of these functions is called.
 """
 from poly1305x._core._engine import ChaCha20Poly1305 as _AEAD
 from poly1305x._peers import install_hint as _install_hint
+from poly1305x._peers import no_attribute
 from poly1305x._swap import Switch
 
 __all__ = ["ChaChaPolyCipher", "backend", "use_with_noiseprotocol"]
@@ -85,7 +86,7 @@ def __getattr__(name):
     # once noiseprotocol is imported: build it when first asked for.
     if name == "ChaChaPolyCipher":
         return _cipher()[0]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise no_attribute(__name__, name)
 
 
 def backend():

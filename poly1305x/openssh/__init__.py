@@ -42,7 +42,7 @@ from poly1305x.openssh._container import (
 from poly1305x.openssh._cryptography import load_ssh_private_key
 from poly1305x.openssh._keys import _modules
 from poly1305x.openssh._paramiko import use_with_paramiko
-from poly1305x.openssh._wire import WRONG_PASSPHRASE, wipe
+from poly1305x.openssh._wire import PASSPHRASE_TYPE, WRONG_PASSPHRASE, wipe
 
 __all__ = [
     "CIPHERS", "DEFAULT_MAX_ROUNDS", "PacketCipher", "decrypt", "encrypt", "key_info",
@@ -82,7 +82,7 @@ def encrypt(data, passphrase, cipher="chacha20-poly1305@openssh.com", rounds=16)
             raise ValueError("an empty passphrase: give one, or use cipher='none' for an "
                              "unencrypted key")
         if not isinstance(passphrase, (str, bytes, bytearray, memoryview)):
-            raise TypeError("passphrase must be str or bytes")
+            raise TypeError(PASSPHRASE_TYPE)
     f = parse_outer(data, DEFAULT_MAX_ROUNDS)
     if f.cipher != "none":
         raise ValueError(f"the key is already encrypted ({f.cipher}): decrypt it first")

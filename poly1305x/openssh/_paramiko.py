@@ -34,7 +34,8 @@ import threading
 
 from poly1305x._errors import InvalidTag
 from poly1305x.openssh._ssh import PacketCipher
-from poly1305x._peers import install_hint
+from poly1305x._peers import install_hint, no_attribute
+from poly1305x.openssh._wire import BEGIN, END
 
 __all__ = ["CIPHER", "use_with_paramiko"]
 
@@ -222,7 +223,7 @@ def __getattr__(name):
     # name; now paramiko's own class carries the cipher while enabled.
     if name == "ChaChaPacketizer":
         return _import_paramiko().packet.Packetizer
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise no_attribute(__name__, name)
 
 
 def _import_paramiko():
@@ -283,8 +284,8 @@ def _check(paramiko):
                            f"(tested with {SUPPORTED}): " + "; ".join(problems))
 
 
-_BEGIN = "-----BEGIN OPENSSH PRIVATE KEY-----"
-_END = "-----END OPENSSH PRIVATE KEY-----"
+_BEGIN = BEGIN.decode("ascii")
+_END = END.decode("ascii")
 # Key text longer than this is not searched for a chacha key (paramiko reads it
 # as it would without poly1305x); 1 MiB, as OpenSSH's own limit on key files.
 MAX_KEY_TEXT = 1 << 20
