@@ -166,3 +166,10 @@ def test_the_cpu_is_probed_in_one_place():
                if p.suffix in (".pyx", ".pxi", ".pxd", ".py")
                and "p1305x_cpu_features" in p.read_text(encoding="utf-8")}
     assert readers == {"_core/_dispatch.pyx"}, readers
+
+
+def test_no_module_over_500_lines():
+    long = {p.relative_to(PKG).as_posix(): n for p in PKG.rglob("*")
+            if p.suffix in (".py", ".pyx", ".pxi")
+            for n in [len(p.read_text(encoding="utf-8").splitlines())] if n > 500}
+    assert not long, long
