@@ -173,3 +173,17 @@ def test_no_module_over_500_lines():
             if p.suffix in (".py", ".pyx", ".pxi")
             for n in [len(p.read_text(encoding="utf-8").splitlines())] if n > 500}
     assert not long, long
+
+
+def test_every_switch_runs_on_the_one_swap_helper():
+    """install() and every use_with_* swap and restore through poly1305x._swap."""
+    switches = {}
+    for path in PKG.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        names = re.findall(r"^def (install|use_with_\w+)\(", text, re.M)
+        if names:
+            switches[path.relative_to(PKG).as_posix()] = names
+    assert len([n for ns in switches.values() for n in ns]) >= 6, switches
+    for rel in switches:
+        text = (PKG / rel).read_text(encoding="utf-8")
+        assert "from poly1305x._swap import" in text and "Switch()" in text, rel
