@@ -5,16 +5,19 @@
 * contents: no SIMDe test module (_x86_avx512_emu), no generated C, the
   typing files present, one extension-module suffix matching the wheel's tag;
 * stripped: no symbol table (.symtab) or debug section in any module;
-* the instruction-set audit (objdump -d), on x86-64 wheels: the modules
-  imported on every CPU (_portable, _dispatch, _engine, _ssh) hold no
-  VEX/EVEX-encoded instruction at all (no AVX, AVX2 or AVX-512);
-  _x86_avx2 holds AVX2 and no AVX-512 (no zmm register, opmask register,
-  xmm/ymm16-31, or an instruction AVX-512 introduced); _x86_avx512 holds
-  AVX-512; on aarch64 wheels, no x86 module at all.
+* the instruction-set audit (objdump -d), on x86-64 wheels, against what the
+  wheel's own backend registry (poly1305x/_kernels/_registry.py) says each
+  kernel module may hold: the modules imported on every CPU (the "baseline"
+  kernels and _dispatch, _engine, _ssh) hold no VEX/EVEX-encoded instruction
+  at all (no AVX, AVX2 or AVX-512); an "avx2" module holds AVX2 and no AVX-512
+  (no zmm register, opmask register, xmm/ymm16-31, or an instruction AVX-512
+  introduced); an "avx512" module holds AVX-512; on aarch64 wheels, no x86
+  module at all.
 
 Prints one line per module and exits non-zero on any finding."""
 import os
 import re
+import runpy
 import subprocess
 import sys
 import tempfile
@@ -22,7 +25,8 @@ import zipfile
 
 from elftools.elf.elffile import ELFFile   # pyelftools, an auditwheel dependency
 
-BASELINE = {"_portable", "_dispatch", "_engine", "_ssh"}
+# The compiled modules above the kernels: imported on every CPU.
+CORE = {"_dispatch", "_engine", "_ssh"}
 # A VEX/EVEX instruction: objdump names all of them v... (vmovdqa, vpaddd, ...)
 VEX = re.compile(r"^\s+[0-9a-f]+:\s+(v[a-z0-9]+)\s", re.M)
 # AVX-512 operands, or mnemonics that exist only as EVEX encodings.
@@ -43,7 +47,8 @@ def audit(path):
     for n in names:
         if n.endswith(".c") or ("_emu." in n and n.endswith(".so")):
             bad.append("does not belong in a release wheel: " + n)
-    for need in ("poly1305x/py.typed", "poly1305x/_engine.pyi", "poly1305x/_dispatch.pyi"):
+    for need in ("poly1305x/py.typed", "poly1305x/_core/_engine.pyi",
+                 "poly1305x/_core/_dispatch.pyi", "poly1305x/_kernels/_registry.py"):
         if need not in names:
             bad.append("missing " + need)
     x86 = tag.endswith("x86_64")
@@ -54,6 +59,10 @@ def audit(path):
             bad.append(f"{n}: the suffix is not {arch}-linux-{libc}")
     with tempfile.TemporaryDirectory() as tmp:
         zipfile.ZipFile(path).extractall(tmp)
+        registry = os.path.join(tmp, "poly1305x", "_kernels", "_registry.py")
+        isa = {b["module"].rsplit(".", 1)[1]: b["isa"]
+               for b in runpy.run_path(registry)["BACKENDS"]} if os.path.exists(registry) else {}
+        isa.update({m: "baseline" for m in CORE})
         for n in exts:
             mod = os.path.basename(n).split(".")[0]
             with open(os.path.join(tmp, n), "rb") as fh:
@@ -71,13 +80,14 @@ def audit(path):
             n_vex = len(VEX.findall(asm))
             n_evex = len(EVEX_OPERAND.findall(asm)) + len(EVEX_MNEMONIC.findall(asm))
             print(f"  {n:62} VEX/EVEX instructions {n_vex:6}  AVX-512 {n_evex:6}")
-            if mod in BASELINE and (n_vex or n_evex):
+            kind = isa.get(mod)
+            if kind == "baseline" and (n_vex or n_evex):
                 bad.append(f"{n}: AVX instructions in a module every CPU imports")
-            elif mod == "_x86_avx2" and (n_evex or not n_vex):
+            elif kind == "avx2" and (n_evex or not n_vex):
                 bad.append(f"{n}: not AVX2 only")
-            elif mod == "_x86_avx512" and not n_evex:
+            elif kind == "avx512" and not n_evex:
                 bad.append(f"{n}: no AVX-512 instruction")
-            elif mod not in BASELINE | {"_x86_avx2", "_x86_avx512"}:
+            elif kind is None:
                 bad.append(f"{n}: a module the audit does not know")
     return bad
 

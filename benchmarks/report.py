@@ -13,14 +13,14 @@ import json
 import re
 import sys
 
-from poly1305x import _bench
+from poly1305x._tools import _bench
 
 _SIZE = re.compile(r"-(\d+)(B|KiB|MiB)$")
 _UNIT = {"B": 1, "KiB": _bench.KiB, "MiB": _bench.MiB}
 
 
 def rows_from_json(doc, stat="median"):
-    """Rows in the shape of ``poly1305x._bench.format_table``, one per benchmark."""
+    """Rows in the shape of ``poly1305x._tools._bench.format_table``, one per benchmark."""
     rows = []
     for b in doc.get("benchmarks", []):
         info = b.get("extra_info") or {}

@@ -13,7 +13,7 @@ names the one new objects use; ``POLY1305X_BACKEND`` picks one at import.
 import os as _os
 
 try:
-    from poly1305x._dispatch import backend, backends, cpu_features, set_backend
+    from poly1305x._core._dispatch import backend, backends, cpu_features, set_backend
     from poly1305x._errors import (AlreadyFinalized, InvalidSignature, InvalidTag,
                                    MessageTooLongError)
     from poly1305x import ChaCha20, ChaCha20_Poly1305, Poly1305, aead, mac
@@ -25,7 +25,7 @@ except ModuleNotFoundError as _exc:
     # `python -m poly1305x[.openssh]` prints the message on one line (runpy).
     _here = _os.path.dirname(_os.path.abspath(__file__))
     if (_exc.name or "").startswith("poly1305x.") and \
-            _os.path.exists(_os.path.join(_here, "_dispatch.pyx")):
+            _os.path.exists(_os.path.join(_here, "_core", "_dispatch.pyx")):
         raise ImportError(
             f"poly1305x: you are importing from a source tree ({_here}) whose compiled "
             f"modules are not built (no {_exc.name}); build them in place with "

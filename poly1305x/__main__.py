@@ -12,7 +12,7 @@ import os
 import sys
 
 import poly1305x
-from poly1305x import _bench, _selftest
+from poly1305x._tools import _bench, _selftest
 from poly1305x._peers import install_hint
 
 #: The mark of a ratio whose rounds disagree on which library is faster.

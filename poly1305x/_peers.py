@@ -5,14 +5,16 @@ pycryptodome ships as two distributions with one API: ``pycryptodome``
 modules that look for it all ask here, in this order.
 """
 import importlib
+from types import ModuleType
+from typing import Optional, Tuple
 
-__all__ = ["PYCRYPTODOME_FAMILIES", "install_hint", "pycryptodome"]
+__all__ = ["PYCRYPTODOME_FAMILIES", "install_hint", "no_attribute", "pycryptodome"]
 
 #: The package names that carry pycryptodome's API, in order of preference.
-PYCRYPTODOME_FAMILIES = ("Crypto", "Cryptodome")
+PYCRYPTODOME_FAMILIES: Tuple[str, ...] = ("Crypto", "Cryptodome")
 
 
-def pycryptodome(*submodules):
+def pycryptodome(*submodules: str) -> Optional[Tuple[ModuleType, ...]]:
     """The sub-modules (e.g. ``"Cipher.AES"``) of the first installed
     pycryptodome family that has them all, as a tuple in the order asked;
     None when no family does.  Errors other than ImportError (a broken
@@ -25,7 +27,7 @@ def pycryptodome(*submodules):
     return None
 
 
-def install_hint(*extras):
+def install_hint(*extras: str) -> str:
     """How to get the packages of poly1305x's ``extras``: a command that works
     in any shell (quoted), from a checkout (there is no release to install
     from yet), or the packages themselves, named from the installed metadata."""
@@ -46,3 +48,9 @@ def install_hint(*extras):
     if pkgs:
         hint += ", or pip install " + " ".join(f"'{p}'" for p in pkgs)
     return hint
+
+
+def no_attribute(module: str, name: str) -> AttributeError:
+    """The AttributeError of a module ``__getattr__`` (an adapter module whose
+    peer-dependent names are built on first use) for a name it does not have."""
+    return AttributeError(f"module {module!r} has no attribute {name!r}")

@@ -8,7 +8,7 @@
 >>> aead.decrypt(nonce, ct, b"header")
 b'data'
 """
-from poly1305x._engine import ChaCha20Poly1305, XChaCha20Poly1305
+from poly1305x._core._engine import ChaCha20Poly1305, XChaCha20Poly1305
 from poly1305x._errors import InvalidTag
 
 __all__ = ["ChaCha20Poly1305", "XChaCha20Poly1305", "InvalidTag"]

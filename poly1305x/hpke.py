@@ -41,10 +41,11 @@ b'application data'
 import threading as _threading
 from operator import index as _index
 
-from poly1305x._engine import ChaCha20Poly1305 as _AEAD
-from poly1305x._engine import chacha20poly1305_open, chacha20poly1305_seal
+from poly1305x._core._engine import ChaCha20Poly1305 as _AEAD
+from poly1305x._core._engine import chacha20poly1305_open, chacha20poly1305_seal
 from poly1305x._errors import InvalidTag
 from poly1305x._peers import install_hint as _install_hint
+from poly1305x._swap import Switch as _Switch
 
 # `seal` and `open` are left out of __all__ on purpose: a star import would
 # otherwise shadow the builtin open().
@@ -234,9 +235,8 @@ class Context:
 # that one binding routes every ChaCha20-Poly1305 context created afterwards
 # through poly1305x.  pyhpke's own files are not touched.
 
-_pyhpke_original = None  # pyhpke's class, while ours is installed
+_pyhpke_switch = _Switch()  # our class in pyhpke.aead_key, and back
 _pyhpke_class = None  # our class, made a pyhpke.AEADKeyInterface subclass
-_pyhpke_lock = _threading.Lock()  # the swap is a read-test-write of the two above
 
 
 def _pyhpke_aead_key_module():
@@ -260,27 +260,20 @@ def use_with_pyhpke(enable=True):
     Returns whether poly1305x was in use before the call.  ImportError when
     pyhpke is not installed (``pip install 'poly1305x[hpke]'``)."""
     mod, interface = _pyhpke_aead_key_module()
-    with _pyhpke_lock:
-        return _swap_pyhpke(mod, interface, enable)
+    with _pyhpke_switch.lock:
+        return _pyhpke_switch.set(enable, lambda: [
+            (mod, "ChaCha20Poly1305Key", _pyhpke_key_class(interface))])
 
 
-def _swap_pyhpke(mod, interface, enable):
-    global _pyhpke_original, _pyhpke_class
-    was_on = _pyhpke_original is not None and mod.ChaCha20Poly1305Key is _pyhpke_class
-    if enable:
-        if not was_on:
-            if _pyhpke_class is None:
-                _pyhpke_class = type("_PyHPKEChaCha20Poly1305Key", (ChaCha20Poly1305Key, interface), {
-                    "__slots__": (),
-                    "__module__": __name__,
-                    "__doc__": "poly1305x's ChaCha20Poly1305Key as a pyhpke.AEADKeyInterface.",
-                })
-            _pyhpke_original = mod.ChaCha20Poly1305Key
-            mod.ChaCha20Poly1305Key = _pyhpke_class
-    elif was_on:
-        mod.ChaCha20Poly1305Key = _pyhpke_original
-        _pyhpke_original = None
-    return was_on
+def _pyhpke_key_class(interface):
+    global _pyhpke_class
+    if _pyhpke_class is None:
+        _pyhpke_class = type("_PyHPKEChaCha20Poly1305Key", (ChaCha20Poly1305Key, interface), {
+            "__slots__": (),
+            "__module__": __name__,
+            "__doc__": "poly1305x's ChaCha20Poly1305Key as a pyhpke.AEADKeyInterface.",
+        })
+    return _pyhpke_class
 
 
 # ---------------------------------------------------------------------------
@@ -291,7 +284,8 @@ def _swap_pyhpke(mod, interface, enable):
 # poly1305x.aead.ChaCha20Poly1305, whose encrypt/decrypt have the shape
 # AEADBase.seal/open call.  AES-GCM and export-only are passed to the original.
 
-_rfc9180_original = None  # rfc9180's AEADBase._get_cipher, while ours is installed
+_rfc9180_switch = _Switch()  # our AEADBase._get_cipher, and back
+_rfc9180_original = None  # rfc9180's AEADBase._get_cipher (ours delegates to it)
 
 
 def _rfc9180_get_cipher(self):
@@ -358,19 +352,20 @@ def use_with_rfc9180(enable=True):
 
     Returns whether poly1305x was in use before the call.  ImportError when
     rfc9180 is not installed (``pip install 'poly1305x[rfc9180]'``)."""
-    global _rfc9180_original
     try:
         from rfc9180.primitives.aead import AEADBase
     except ImportError as exc:
         raise ImportError(
             "use_with_rfc9180() needs rfc9180: " + _install_hint("rfc9180")) from exc
-    was_on = _rfc9180_original is not None and AEADBase._get_cipher is _rfc9180_get_cipher
-    if enable:
-        _wrap_rfc9180_context()
-        if not was_on:
-            _rfc9180_original = AEADBase._get_cipher
-            AEADBase._get_cipher = _rfc9180_get_cipher
-    elif was_on:
-        AEADBase._get_cipher = _rfc9180_original
-        _rfc9180_original = None
-    return was_on
+
+    def bindings():
+        global _rfc9180_original
+        current = AEADBase._get_cipher
+        if current is not _rfc9180_get_cipher:
+            _rfc9180_original = current
+        return [(AEADBase, "_get_cipher", _rfc9180_get_cipher)]
+
+    with _rfc9180_switch.lock:
+        if enable:
+            _wrap_rfc9180_context()
+        return _rfc9180_switch.set(enable, bindings)

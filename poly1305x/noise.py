@@ -24,13 +24,15 @@ which is what noiseprotocol catches.
 noiseprotocol is optional (``pip install 'poly1305x[noise]'``); it is imported
 when one of these functions is called.
 """
-from poly1305x._engine import ChaCha20Poly1305 as _AEAD
+from poly1305x._core._engine import ChaCha20Poly1305 as _AEAD
 from poly1305x._peers import install_hint as _install_hint
+from poly1305x._peers import no_attribute
+from poly1305x._swap import Switch
 
 __all__ = ["ChaChaPolyCipher", "backend", "use_with_noiseprotocol"]
 
 _cipher_class = None  # ChaChaPolyCipher, built on first use (needs noiseprotocol)
-_default_original = None  # noiseprotocol's class, while ours is in the default table
+_switch = Switch()  # ours in noiseprotocol's default cipher table, and back
 
 
 def _noise():
@@ -84,7 +86,7 @@ def __getattr__(name):
     # once noiseprotocol is imported: build it when first asked for.
     if name == "ChaChaPolyCipher":
         return _cipher()[0]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise no_attribute(__name__, name)
 
 
 def backend():
@@ -106,14 +108,6 @@ def use_with_noiseprotocol(enable=True):
 
     Returns whether poly1305x was in use before the call.  ImportError when
     noiseprotocol is not installed (``pip install 'poly1305x[noise]'``)."""
-    global _default_original
-    cls, _, default = _cipher()
-    was_on = _default_original is not None and default.ciphers.get("ChaChaPoly") is cls
-    if enable:
-        if not was_on:
-            _default_original = default.ciphers.get("ChaChaPoly")
-            default.ciphers["ChaChaPoly"] = cls
-    elif was_on:
-        default.ciphers["ChaChaPoly"] = _default_original
-        _default_original = None
-    return was_on
+    with _switch.lock:
+        cls, _, default = _cipher()
+        return _switch.set(enable, lambda: [(default.ciphers, "ChaChaPoly", cls)])

@@ -19,7 +19,8 @@ import pytest
 
 import poly1305x
 from poly1305x import __main__ as main_mod
-from poly1305x import _bench, _dispatch
+from poly1305x._core import _dispatch
+from poly1305x._tools import _bench
 from poly1305x._peers import install_hint
 from poly1305x.openssh import __main__ as ssh_cli
 

@@ -408,7 +408,7 @@ def test_decrypt_returns_only_what_was_authenticated():
 
 @pytest.mark.usefixtures("fast_switch")
 def test_packet_open_returns_only_what_was_authenticated():
-    from poly1305x._ssh import PacketCipher
+    from poly1305x.openssh._ssh import PacketCipher
     p = PacketCipher(bytes(range(64)))
     body = random.Random(7).randbytes((256 << 10) - 4)
     packet = len(body).to_bytes(4, "big") + body

@@ -7,7 +7,8 @@ import os
 import pytest
 
 import poly1305x
-from poly1305x import _dispatch, hpke
+from poly1305x import hpke
+from poly1305x._core import _dispatch
 
 VECTORS = json.load(open(os.path.join(os.path.dirname(__file__), "vectors",
                                       "rfc9180_chacha20poly1305.json")))["vectors"]

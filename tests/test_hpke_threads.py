@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from poly1305x import hpke
-from poly1305x._engine import ChaCha20Poly1305 as EngineAEAD
+from poly1305x._core._engine import ChaCha20Poly1305 as EngineAEAD
 
 THREADS, PER_THREAD, SIZE = 8, 40, 16 * 1024
 KEY = bytes(range(32))

@@ -17,7 +17,7 @@ import pytest
 
 import poly1305x
 from poly1305x import noise as pnoise
-from poly1305x._engine import ChaCha20Poly1305 as EngineAEAD
+from poly1305x._core._engine import ChaCha20Poly1305 as EngineAEAD
 
 from noise.backends.default import noise_backend as default_backend
 from noise.connection import Keypair, NoiseConnection

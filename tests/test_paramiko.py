@@ -18,7 +18,7 @@ from paramiko.ssh_exception import PasswordRequiredException, SSHException
 
 from poly1305x import openssh
 from poly1305x.openssh import _paramiko
-from poly1305x._ssh import PacketCipher
+from poly1305x.openssh._ssh import PacketCipher
 from ssh_peers import FlipProxy, Server, enabled, listen, serve  # noqa: F401 (fixture)
 from sshd import CHACHA, Sshd, keygen
 

@@ -1,4 +1,4 @@
-"""poly1305x._plot without drawing (matplotlib is the bench extra's, not the
+"""poly1305x._tools._plot without drawing (matplotlib is the bench extra's, not the
 test extra's): reading a table back, placing the end labels, naming the files,
 and the error without matplotlib."""
 import subprocess
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from poly1305x import _bench, _plot
+from poly1305x._tools import _bench, _plot
 
 TABLE = Path(__file__).resolve().parent.parent / "docs" / "_static" / "benchmark-table.md"
 
@@ -85,7 +85,7 @@ def test_end_labels_and_file_names():
 
 def test_without_matplotlib_a_clear_error(tmp_path):
     code = ("import sys; sys.modules['matplotlib'] = None\n"
-            "from poly1305x import _plot\n"
+            "from poly1305x._tools import _plot\n"
             f"sys.exit(_plot.main([{str(TABLE)!r}, {str(tmp_path / 'b.png')!r}]))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)

@@ -18,7 +18,7 @@ import pytest
 
 import poly1305x
 from poly1305x import _install, hpke
-from poly1305x._engine import ChaCha20Poly1305 as EngineAEAD
+from poly1305x._core._engine import ChaCha20Poly1305 as EngineAEAD
 from poly1305x.ChaCha20_Poly1305 import ChaCha20Poly1305Cipher as FaceCipher
 
 from Crypto.Protocol import HPKE as PycHPKE

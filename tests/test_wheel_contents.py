@@ -89,17 +89,17 @@ def test_wheel_holds_only_what_runs(wheel):
     sources = [n for n in pkg if n.endswith((".pyx", ".pxi", ".pxd", ".h", ".c"))]
     assert not sources, sources
     assert not [n for n in pkg if not n.endswith((".py", ".pyi", ".so", "py.typed"))]
-    for need in ("poly1305x/py.typed", "poly1305x/_ssh.pyi", "poly1305x/_engine.pyi",
+    for need in ("poly1305x/py.typed", "poly1305x/openssh/_ssh.pyi", "poly1305x/_core/_engine.pyi",
                  "poly1305x/__init__.py", "poly1305x/openssh/__main__.py"):
         assert need in names, need
-    assert [n for n in pkg if n.startswith("poly1305x/_ssh.") and n.endswith(".so")]
+    assert [n for n in pkg if n.startswith("poly1305x/openssh/_ssh.") and n.endswith(".so")]
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ELF sections: Linux")
 def test_wheel_modules_are_stripped(wheel, tmp_path):
     zipfile.ZipFile(wheel).extractall(tmp_path)
-    (so,) = [os.path.join(tmp_path, "poly1305x", n) for n in os.listdir(tmp_path / "poly1305x")
-             if n.endswith(".so")]
+    (so,) = [os.path.join(tmp_path, "poly1305x", "openssh", n)
+             for n in os.listdir(tmp_path / "poly1305x" / "openssh") if n.endswith(".so")]
     sections = _sections(so)
     assert ".text" in sections
     assert ".symtab" not in sections and not [s for s in sections if s.startswith(".debug")], \
@@ -113,8 +113,8 @@ def test_no_strip_keeps_the_symbols(tree, tmp_path):
     shutil.rmtree(os.path.join(tree, "build"), ignore_errors=True)   # relink, not reuse
     whl = _wheel(tree, str(tmp_path / "w"), POLY1305X_NO_STRIP="1")
     zipfile.ZipFile(whl).extractall(tmp_path / "x")
-    (so,) = [os.path.join(tmp_path, "x", "poly1305x", n)
-             for n in os.listdir(tmp_path / "x" / "poly1305x") if n.endswith(".so")]
+    (so,) = [os.path.join(tmp_path, "x", "poly1305x", "openssh", n)
+             for n in os.listdir(tmp_path / "x" / "poly1305x" / "openssh") if n.endswith(".so")]
     assert ".symtab" in _sections(so)
 
 
@@ -123,10 +123,11 @@ def test_sdist_holds_the_sources(tree, tmp_path):
                    check=True, env=_build_env(), capture_output=True, timeout=600)
     (sdist,) = [os.path.join(tmp_path, f) for f in os.listdir(tmp_path) if f.endswith(".tar.gz")]
     names = {n.split("/", 1)[1] for n in tarfile.open(sdist).getnames() if "/" in n}
-    for need in ("poly1305x/_engine.pyx", "poly1305x/_engine_aead.pxi", "poly1305x/_engine.pxd",
-                 "poly1305x/_sync.h", "poly1305x/_kernels/_x86_avx512_emu.pyx",
+    for need in ("poly1305x/_core/_engine.pyx", "poly1305x/_core/_aead.pxi",
+                 "poly1305x/_core/_engine.pxd", "poly1305x/_core/_sync.h",
+                 "poly1305x/_kernels/_x86_avx512_emu.pyx", "poly1305x/_kernels/_registry.py",
                  "poly1305x/_kernels/_kernel.pxd", "poly1305x/_kernels/_simd.h",
-                 "poly1305x/py.typed", "poly1305x/_engine.pyi", "setup.py", "MANIFEST.in"):
+                 "poly1305x/py.typed", "poly1305x/_core/_engine.pyi", "setup.py", "MANIFEST.in"):
         assert need in names, need
     assert not [n for n in names if n.endswith((".c", ".so"))]
 

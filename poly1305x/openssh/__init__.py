@@ -28,12 +28,12 @@ Command line: ``python -m poly1305x.openssh decrypt|encrypt|info KEYFILE``
 The package: ``_wire`` (SSH wire types, PEM armour), ``_keys`` (the table of
 key types), ``_container`` (the file format, bcrypt_pbkdf, the ciphers),
 ``_cryptography`` and ``_asyncssh`` (the peers), ``__main__`` (the command
-line); the packet cipher itself is compiled, in ``poly1305x._ssh``.
+line); the packet cipher itself is compiled, in ``poly1305x.openssh._ssh``.
 """
 import base64
 import hashlib
 
-from poly1305x._ssh import PacketCipher
+from poly1305x.openssh._ssh import PacketCipher
 from poly1305x.openssh._asyncssh import use_with_asyncssh
 from poly1305x.openssh._container import (
     CIPHERS, DEFAULT_MAX_ROUNDS, INSTALL_HINT, load, parse_outer, parse_private,
@@ -42,7 +42,7 @@ from poly1305x.openssh._container import (
 from poly1305x.openssh._cryptography import load_ssh_private_key
 from poly1305x.openssh._keys import _modules
 from poly1305x.openssh._paramiko import use_with_paramiko
-from poly1305x.openssh._wire import WRONG_PASSPHRASE, wipe
+from poly1305x.openssh._wire import PASSPHRASE_TYPE, WRONG_PASSPHRASE, wipe
 
 __all__ = [
     "CIPHERS", "DEFAULT_MAX_ROUNDS", "PacketCipher", "decrypt", "encrypt", "key_info",
@@ -82,7 +82,7 @@ def encrypt(data, passphrase, cipher="chacha20-poly1305@openssh.com", rounds=16)
             raise ValueError("an empty passphrase: give one, or use cipher='none' for an "
                              "unencrypted key")
         if not isinstance(passphrase, (str, bytes, bytearray, memoryview)):
-            raise TypeError("passphrase must be str or bytes")
+            raise TypeError(PASSPHRASE_TYPE)
     f = parse_outer(data, DEFAULT_MAX_ROUNDS)
     if f.cipher != "none":
         raise ValueError(f"the key is already encrypted ({f.cipher}): decrypt it first")

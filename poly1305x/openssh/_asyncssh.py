@@ -11,17 +11,15 @@ objects per packet.  Enabling replaces that one table entry with
 table is private to asyncssh: the version check below refuses an asyncssh
 whose table or ``Encryption`` interface is not the one this was written for.
 """
-import threading
-
-from poly1305x._ssh import PacketCipher, keyfile_open, keyfile_seal
 from poly1305x._peers import install_hint
+from poly1305x._swap import Switch
+from poly1305x.openssh._ssh import PacketCipher, keyfile_open, keyfile_seal
 
 NAME = b"chacha20-poly1305@openssh.com"
 _SEQ_MAX = 0xFFFFFFFF   # PacketCipher's sequence numbers; asyncssh's are UInt64
 _HINT = install_hint("asyncssh")
 
-_lock = threading.Lock()
-_original = None        # asyncssh's table entry while ours is in place
+_switch = Switch()      # our entry in asyncssh's cipher table, and back
 _shim = None            # our Encryption subclass (made once, on first use)
 
 
@@ -150,16 +148,13 @@ def use_with_asyncssh(enable=True):
     ImportError when asyncssh is not installed (``pip install -e
     '.[asyncssh]'`` in a checkout); RuntimeError on an asyncssh whose internal
     cipher table differs from the one this adapter was written for."""
-    global _original, _shim
-    enc, table = _encryption_module()
-    with _lock:
-        was_on = _original is not None and table.get(NAME, (None,))[0] is _shim
-        if enable and not was_on:
+    with _switch.lock:          # the table is read under the lock too
+        enc, table = _encryption_module()
+
+        def bindings():
+            global _shim
             if _shim is None:
                 _shim = _make_shim(enc.Encryption)
-            _original = table[NAME]
-            table[NAME] = (_shim, _original[1])
-        elif not enable and was_on:
-            table[NAME] = _original
-            _original = None
-        return was_on
+            return [(table, NAME, (_shim, table[NAME][1]))]
+
+        return _switch.set(enable, bindings)

@@ -5,10 +5,11 @@ import secrets
 
 from poly1305x._errors import InvalidTag
 from poly1305x._peers import install_hint, pycryptodome
-from poly1305x._ssh import keyfile_open, keyfile_seal
+from poly1305x.openssh._ssh import keyfile_open, keyfile_seal
 from poly1305x.openssh._keys import read_private, read_public
 from poly1305x.openssh._wire import (
-    MAGIC, U32, WRONG_PASSPHRASE, Reader, armour, string, unarmour, wipe,
+    MAGIC, PASSPHRASE_TYPE, U32, WRONG_MAGIC, WRONG_PASSPHRASE, Reader, armour, string, unarmour,
+    wipe,
 )
 
 INSTALL_HINT = install_hint("openssh")
@@ -48,7 +49,7 @@ def parse_outer(data, max_rounds):
     blob = unarmour(data)
     r = Reader(blob, "openssh-key-v1 header")
     if bytes(r.take(len(MAGIC), "magic")) != MAGIC:
-        raise ValueError("not an OpenSSH private key: wrong magic (not openssh-key-v1)")
+        raise ValueError(WRONG_MAGIC)
     f = File()
     f.cipher = r.name("cipher name")
     if f.cipher not in CIPHERS:
@@ -104,7 +105,7 @@ def kdf(passphrase, salt, rounds, n):
     elif isinstance(passphrase, (bytearray, memoryview)):
         passphrase = bytes(passphrase)
     elif not isinstance(passphrase, bytes):
-        raise TypeError("passphrase must be str or bytes")
+        raise TypeError(PASSPHRASE_TYPE)
     if not passphrase:
         raise ValueError(WRONG_PASSPHRASE)
     return bcrypt.kdf(password=passphrase, salt=salt, desired_key_bytes=n, rounds=rounds,

@@ -30,11 +30,12 @@ import io
 import logging
 import re
 import struct
-import threading
 
 from poly1305x._errors import InvalidTag
-from poly1305x._ssh import PacketCipher
-from poly1305x._peers import install_hint
+from poly1305x.openssh._ssh import PacketCipher
+from poly1305x._peers import install_hint, no_attribute
+from poly1305x._swap import Switch
+from poly1305x.openssh._wire import BEGIN, END
 
 __all__ = ["CIPHER", "use_with_paramiko"]
 
@@ -56,8 +57,8 @@ _PACKETIZER_METHODS = ("read_all", "write_all", "_trigger_rekey", "_log",
                        "send_message", "read_message", "set_inbound_cipher",
                        "set_outbound_cipher")
 
-_lock = threading.Lock()
-_saved = None          # the originals while enabled, else None
+_switch = Switch()     # our methods and tables in paramiko, and back
+_saved = None          # (paramiko, the originals our methods delegate to) while enabled
 
 
 class _Engine:
@@ -222,7 +223,7 @@ def __getattr__(name):
     # name; now paramiko's own class carries the cipher while enabled.
     if name == "ChaChaPacketizer":
         return _import_paramiko().packet.Packetizer
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise no_attribute(__name__, name)
 
 
 def _import_paramiko():
@@ -283,8 +284,8 @@ def _check(paramiko):
                            f"(tested with {SUPPORTED}): " + "; ".join(problems))
 
 
-_BEGIN = "-----BEGIN OPENSSH PRIVATE KEY-----"
-_END = "-----END OPENSSH PRIVATE KEY-----"
+_BEGIN = BEGIN.decode("ascii")
+_END = END.decode("ascii")
 # Key text longer than this is not searched for a chacha key (paramiko reads it
 # as it would without poly1305x); 1 MiB, as OpenSSH's own limit on key files.
 MAX_KEY_TEXT = 1 << 20
@@ -417,9 +418,9 @@ def _patch_keys(paramiko, saved):
     _read_private_key.__wrapped__ = read_original
     from_path.__doc__ = from_path_original.__doc__
     from_path.__wrapped__ = from_path_original
-    PKey._read_private_key = _read_private_key
-    paramiko.ed25519key.Ed25519Key._parse_signing_key_data = _parse_signing_key_data
-    PKey.from_path = staticmethod(from_path)
+    return [(PKey, "_read_private_key", _read_private_key),
+            (paramiko.ed25519key.Ed25519Key, "_parse_signing_key_data", _parse_signing_key_data),
+            (PKey, "from_path", staticmethod(from_path))]
 
 
 def _preferred_ciphers(original):
@@ -443,8 +444,8 @@ def use_with_paramiko(enable=True):
     anything is changed, on a paramiko whose internals differ from the ones
     this is written for (paramiko 3.5 to 5.x)."""
     global _saved
-    with _lock:
-        was_on = _saved is not None
+    with _switch.lock:
+        was_on = _switch.engaged()
         if enable and not was_on:
             paramiko = _import_paramiko()
             _check(paramiko)
@@ -465,28 +466,26 @@ def use_with_paramiko(enable=True):
             info = dict(saved["_cipher_info"])
             info[CIPHER] = {"class": _Engine, "block-size": 8, "key-size": 64,
                             "iv-size": 0, "is_aead": True}
-            T._cipher_info = info
-            T._preferred_ciphers = (CIPHER,) + tuple(
-                c for c in saved["_preferred_ciphers"] if c != CIPHER)
             from paramiko.common import MSG_NAMES
             from paramiko.message import Message
             from paramiko.ssh_exception import SSHException
-            P.send_message, P.read_message = _make_methods(
+            send, read = _make_methods(
                 saved["send_message"], saved["read_message"], SSHException, Message, MSG_NAMES)
-            T.preferred_ciphers = _preferred_ciphers(saved["preferred_ciphers"])
-            _patch_keys(paramiko, saved)
+            bindings = [
+                (T, "_cipher_info", info),
+                (T, "_preferred_ciphers",
+                 (CIPHER,) + tuple(c for c in saved["_preferred_ciphers"] if c != CIPHER)),
+                (P, "send_message", send),
+                (P, "read_message", read),
+                (T, "preferred_ciphers", _preferred_ciphers(saved["preferred_ciphers"])),
+            ] + _patch_keys(paramiko, saved)
             _saved = (paramiko, saved)
+            try:
+                _switch.swap(bindings)
+            except BaseException:
+                _saved = None
+                raise
         elif not enable and was_on:
-            paramiko, saved = _saved
-            T, PKey = paramiko.transport.Transport, paramiko.pkey.PKey
-            T._preferred_ciphers = saved["_preferred_ciphers"]
-            T._cipher_info = saved["_cipher_info"]
-            P = paramiko.packet.Packetizer
-            P.send_message, P.read_message = saved["send_message"], saved["read_message"]
-            T.preferred_ciphers = saved["preferred_ciphers"]
-            PKey._read_private_key = saved["_read_private_key"]
-            PKey.from_path = saved["from_path_raw"]
-            paramiko.ed25519key.Ed25519Key._parse_signing_key_data = \
-                saved["_parse_signing_key_data"]
+            _switch.restore()
             _saved = None
         return was_on

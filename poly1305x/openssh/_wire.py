@@ -12,6 +12,8 @@ MAX_MPINT = 16384 // 8  # as OpenSSH (SSHBUF_MAX_BIGNUM): bounds the key checks'
 U32 = struct.Struct(">I")
 #: The one message for every failure after decryption (see _container.parse_private).
 WRONG_PASSPHRASE = "incorrect passphrase or damaged key"
+WRONG_MAGIC = "not an OpenSSH private key: wrong magic (not openssh-key-v1)"
+PASSPHRASE_TYPE = "passphrase must be str or bytes"
 
 
 class Reader:
@@ -129,7 +131,7 @@ def unarmour(data):
     if base64.b64encode(blob) != b64:
         raise ValueError("damaged key: non-canonical base64")
     if not blob.startswith(MAGIC):
-        raise ValueError("not an OpenSSH private key: wrong magic (not openssh-key-v1)")
+        raise ValueError(WRONG_MAGIC)
     return blob
 
 

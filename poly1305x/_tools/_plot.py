@@ -21,7 +21,7 @@ A library keeps its colour in every figure.
 The Performance page's figures are drawn from the committed table, so they
 show the same run as the table::
 
-    python -m poly1305x._plot docs/_static/benchmark-table.md docs/_static/benchmark.png
+    python -m poly1305x._tools._plot docs/_static/benchmark-table.md docs/_static/benchmark.png
 
 Needs matplotlib (the ``bench`` extra).
 """
@@ -314,7 +314,7 @@ def rows_from_table(text):
 
 def main(argv=None):
     import argparse
-    p = argparse.ArgumentParser(prog="python -m poly1305x._plot",
+    p = argparse.ArgumentParser(prog="python -m poly1305x._tools._plot",
                                 description="Draw the benchmark figures from a table "
                                             "written by python -m poly1305x bench.")
     p.add_argument("table", help="the Markdown table (docs/_static/benchmark-table.md)")

@@ -13,8 +13,8 @@ Accepted ciphers:
   s come from ChaCha20 block 0, and ``key_order`` does not apply.  For the
   modules named in ``CHACHA20_MODULES`` (``poly1305x.ChaCha20``,
   ``Crypto.Cipher.ChaCha20``, ``Cryptodome.Cipher.ChaCha20``; see
-  :func:`is_chacha20`) the face computes them itself, on poly1305x's kernels;
-  another module's own function is called.
+  :func:`is_chacha20_module`) the engine computes them itself, on poly1305x's
+  kernels; another module's own function is called.
 
 For a block cipher E the 32-byte key is split by ``key_order``:
 
@@ -27,15 +27,16 @@ and ``s = E(E's key, nonce)`` for a 16-byte nonce (random when None).  r is
 returned unclamped: the MAC clamps it.
 
 The adapters know nothing about Poly1305 arithmetic, and the MAC core knows
-nothing about ciphers.
+nothing about ciphers.  They import nothing of poly1305x: the engine's
+Poly1305 face (``_face_Poly1305.pxi``) calls them, and keeps the cache of
+which modules are ChaCha20 itself.
 """
 import os
 from types import ModuleType
 
-from poly1305x._engine import chacha20_modules
+from poly1305x._errors import KEY_NOT_STR
 
-__all__ = ["key_pair_deriver", "block_encryptor", "is_chacha20", "chacha20_modules",
-           "CHACHA20_MODULES"]
+__all__ = ["key_pair_deriver", "block_encryptor", "is_chacha20_module", "CHACHA20_MODULES"]
 
 KEY_ORDERS = ("kr", "rk")
 
@@ -59,19 +60,12 @@ def _name(cipher):
     return f"{module}.{qualname}" if module else qualname
 
 
-def is_chacha20(cipher):
-    """Whether ``cipher`` is one of the ChaCha20 modules of CHACHA20_MODULES (a
-    module of that name with ``_derive_Poly1305_key_pair``).  The answer for a
-    module is remembered in the engine's ``chacha20_modules``, where
-    ``Poly1305.new`` looks it up in one step."""
-    if not isinstance(cipher, ModuleType):
-        return False
-    found = chacha20_modules.get(cipher)
-    if found is None:
-        found = (getattr(cipher, "__name__", None) in CHACHA20_MODULES
-                 and hasattr(cipher, "_derive_Poly1305_key_pair"))
-        chacha20_modules[cipher] = found
-    return found
+def is_chacha20_module(cipher):
+    """Whether the module ``cipher`` is one of the ChaCha20 modules of
+    CHACHA20_MODULES (a module of that name with ``_derive_Poly1305_key_pair``).
+    The engine remembers the answer per module (``_engine.is_chacha20``)."""
+    return (getattr(cipher, "__name__", None) in CHACHA20_MODULES
+            and hasattr(cipher, "_derive_Poly1305_key_pair"))
 
 
 def _accepts_16(key_size):
@@ -174,7 +168,7 @@ def block_encryptor(cipher):
 
 def _bad_key(key, name):
     if isinstance(key, str):
-        raise TypeError("key must be bytes-like, not str")
+        raise TypeError(KEY_NOT_STR)
     raise ValueError(f"Poly1305 with {name} requires a 32-byte key")
 
 

@@ -23,6 +23,27 @@ cdef enum:
     SHORT_AEAD = 448
 
 
+# The one GIL rule, for every call over a caller's buffers (which stay held):
+#     ts = nogil_for(n)       # n >= GIL_THRESHOLD bytes: the GIL is released
+#     <noexcept nogil C calls only: no Python object, no exception>
+#     regain(ts)
+# (Cython's `with nogil(condition)` takes compile-time conditions only.)
+cdef extern from "Python.h":
+    ctypedef struct PyThreadState:
+        pass
+    PyThreadState* PyEval_SaveThread() noexcept nogil
+    void PyEval_RestoreThread(PyThreadState* tstate) noexcept nogil
+
+cdef inline PyThreadState* nogil_for(size_t n) noexcept:
+    if n >= GIL_THRESHOLD:
+        return PyEval_SaveThread()
+    return NULL
+
+cdef inline void regain(PyThreadState* ts) noexcept:
+    if ts != NULL:
+        PyEval_RestoreThread(ts)
+
+
 cdef struct buf_t:
     const uint8_t* ptr
     size_t len

@@ -14,17 +14,14 @@ import sys
 from contextlib import contextmanager
 
 import poly1305x
-from poly1305x import _dispatch
+from poly1305x._core import _dispatch
+from poly1305x._kernels._vectors import AEAD_2_8_2, CHACHA20_2_4_2, POLY1305_2_5_2
 
 __all__ = ["VECTORS", "pattern", "run_selftest", "selftest_backends", "using_backend"]
 
 # --------------------------------------------------------------------------
 # Known answers
 # --------------------------------------------------------------------------
-
-_SUNSCREEN = (b"Ladies and Gentlemen of the class of '99: If I could offer you only one "
-              b"tip for the future, sunscreen would be it.")
-
 
 def _h(text):
     return bytes.fromhex("".join(text.split()))
@@ -39,12 +36,7 @@ def pattern(n, seed):
 # A long output may be given as its SHA-256 (``ct_sha256``) instead of in full.
 VECTORS = {
     "poly1305": [
-        {
-            "name": "RFC 8439 2.5.2",
-            "key": _h("85d6be7857556d337f4452fe42d506a8 0103808afb0db2fd4abff6af4149f51b"),
-            "msg": b"Cryptographic Forum Research Group",
-            "tag": _h("a8061dc1305136c6c22b8baf0c0127a9"),
-        },
+        dict(name="RFC 8439 2.5.2", **POLY1305_2_5_2),
         {
             "name": "long 4099 B",
             "key": pattern(32, 1),
@@ -53,18 +45,7 @@ VECTORS = {
         },
     ],
     "chacha20": [
-        {
-            "name": "RFC 8439 2.4.2",
-            "key": bytes(range(32)),
-            "nonce": _h("000000000000004a00000000"),
-            "counter": 1,
-            "pt": _SUNSCREEN,
-            "ct": _h("""
-                6e2e359a2568f98041ba0728dd0d6981 e97e7aec1d4360c20a27afccfd9fae0b
-                f91b65c5524733ab8f593dabcd62b357 1639d624e65152ab8f530c359f0861d8
-                07ca0dbf500d6a6156a38e088a22b65e 52bc514d16ccf806818ce91ab7793736
-                5af90bbf74a35be6b40b8eedf2785e42 874d"""),
-        },
+        dict(name="RFC 8439 2.4.2", **CHACHA20_2_4_2),
         {
             "name": "long 2051 B",
             "key": pattern(32, 3),
@@ -75,19 +56,7 @@ VECTORS = {
         },
     ],
     "aead": [
-        {
-            "name": "RFC 8439 2.8.2",
-            "key": bytes(range(0x80, 0xA0)),
-            "nonce": _h("070000004041424344454647"),
-            "aad": _h("50515253c0c1c2c3c4c5c6c7"),
-            "pt": _SUNSCREEN,
-            "ct": _h("""
-                d31a8d34648e60db7b86afbc53ef7ec2 a4aded51296e08fea9e2b5a736ee62d6
-                3dbea45e8ca9671282fafb69da92728b 1a71de0a9e060b2905d6a5b67ecd3b36
-                92ddbd7f2d778b8c9803aee328091b58 fab324e4fad675945585808b4831d7bc
-                3ff4def08e4b7a9de576d26586cec64b 6116"""),
-            "tag": _h("1ae10b594f09e26a7e902ecbd0600691"),
-        },
+        dict(name="RFC 8439 2.8.2", **AEAD_2_8_2),
         {
             "name": "long 3001 B",
             "key": pattern(32, 6),
@@ -146,7 +115,7 @@ def _check_chacha20(vec, backend):
 
 def _check_aead(vec, backend):
     from poly1305x import ChaCha20_Poly1305
-    from poly1305x._engine import chacha20poly1305_seal
+    from poly1305x._core._engine import chacha20poly1305_seal
     from poly1305x.aead import ChaCha20Poly1305
     key, nonce, aad, pt, tag = vec["key"], vec["nonce"], vec["aad"], vec["pt"], vec["tag"]
     bad = []

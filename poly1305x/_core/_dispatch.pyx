@@ -19,6 +19,8 @@ from poly1305x._kernels._common cimport (
 )
 from poly1305x._kernels._kernel cimport P1305X_KERNEL_CAPSULE, kernel_table, poly1305_state
 from poly1305x._kernels._portable import HAVE_INT128
+from poly1305x._kernels import _portable, _vectors
+from poly1305x._kernels._registry import BACKENDS as _REGISTRY
 
 cdef extern from "_cpu.h":
     int p1305x_cpu_features()
@@ -42,24 +44,42 @@ def _probe():
 
 _FEATURES = _probe()
 
-# Backends as data, best first: name, CPU features it needs, module that holds
-# it, the name of its table there.  Where the compiler has no 64x64->128
-# multiply, the 26-bit loop ranks first.  `scalar` (no vector code at all) is
-# last: the reference the others are checked against, never the default.
-_PORTABLE = (("portable", (), "poly1305x._kernels._portable", "portable"),
-             ("portable26", (), "poly1305x._kernels._portable", "portable26"))
-BACKENDS = (
-    ("avx512", ("avx512f", "avx512vl", "avx512ifma"), "poly1305x._kernels._x86_avx512", "avx512"),
-    ("avx2", ("avx2",), "poly1305x._kernels._x86_avx2", "avx2"),
-) + (_PORTABLE if HAVE_INT128 else _PORTABLE[::-1]) + (
-    ("scalar", (), "poly1305x._kernels._portable", "scalar"),
-)
+# The portable ChaCha20's big step on this CPU.  On x86-64 the 4 + 1 step is
+# taken only where the scalar block runs beside the vector code: on CPUs with
+# AVX2 (Haswell and later, Zen), which have integer ports of their own and
+# dispatch width to spare.  Older and smaller cores (Nehalem to Ivy Bridge,
+# Atom, Jaguar) issue integer and vector work through the same few ports, and
+# keep 4-block steps (docs/backends.md).
+if _portable.vec_step_blocks() == 5 and "avx2" not in _FEATURES:
+    _portable._set_vec_step_blocks(4)
 
-# Test-only: the AVX-512 kernels built against SIMDe (setup.py, POLY1305X_SIMDE=1).
-# Never chosen by default and not in backends(); selectable by name.
-EMULATED = (
-    ("avx512-emu", ("avx2",), "poly1305x._kernels._x86_avx512_emu", "avx512"),
-)
+
+def _ranked(entries, bint have_int128):
+    """Registry entries in rank order; without a 64x64->128 multiply, an entry
+    marked int128 swaps places with the one after it (its 26-bit twin)."""
+    out = list(entries)
+    if not have_int128:
+        i = 0
+        while i < len(out) - 1:
+            if out[i]["int128"]:
+                out[i], out[i + 1] = out[i + 1], out[i]
+                i += 1
+            i += 1
+    return out
+
+
+# Backends, best first, from the registry (poly1305x/_kernels/_registry.py):
+# name, CPU features it needs, module that holds it, the name of its table
+# there.  `scalar` (no vector code at all) is last: the reference the others
+# are checked against, never the default.
+BACKENDS = tuple((b["name"], tuple(b["features"]), b["module"], b["table"])
+                 for b in _ranked(_REGISTRY, HAVE_INT128) if not b["emulated"])
+
+# Test-only backends (the AVX-512 kernels built against SIMDe, setup.py's
+# POLY1305X_SIMDE=1): never chosen by default and not in backends();
+# selectable by name.
+EMULATED = tuple((b["name"], tuple(b["features"]), b["module"], b["table"])
+                 for b in _REGISTRY if b["emulated"])
 
 # The selected table: written by set_backend() under _lock, read by
 # active_kernels() without it (from any thread, GIL or no GIL), so both sides
@@ -196,14 +216,13 @@ def set_backend(str name):
 # --- Known-answer self-test, run once per backend when it is first selected --
 # RFC 8439 section 2.5.2 (Poly1305) and 2.3.2 (ChaCha20 block function).  Long
 # inputs, which reach the vector loops, are compared against the portable loop.
-_POLY_KEY = bytes.fromhex("85d6be7857556d337f4452fe42d506a80103808afb0db2fd4abff6af4149f51b")
-_POLY_MSG = b"Cryptographic Forum Research Group"
-_POLY_TAG = bytes.fromhex("a8061dc1305136c6c22b8baf0c0127a9")
-_CHACHA_KEY = bytes(range(32))
-_CHACHA_NONCE = bytes.fromhex("000000090000004a00000000")
-_CHACHA_BLOCK1 = bytes.fromhex(
-    "10f1e7e4d13b5915500fdd1fa32071c4c7d1f4c733c068030422aa9ac3d46c4e"
-    "d2826446079faa0914c2d705d98b02a2b5129cd1de164eb9cbd083e8a2503c4e")
+# (poly1305x/_kernels/_vectors.py: the one copy, shared with the tests.)
+_POLY_KEY = _vectors.POLY1305_2_5_2["key"]
+_POLY_MSG = _vectors.POLY1305_2_5_2["msg"]
+_POLY_TAG = _vectors.POLY1305_2_5_2["tag"]
+_CHACHA_KEY = _vectors.CHACHA20_BLOCK_2_3_2["key"]
+_CHACHA_NONCE = _vectors.CHACHA20_BLOCK_2_3_2["nonce"]
+_CHACHA_BLOCK1 = _vectors.CHACHA20_BLOCK_2_3_2["block"]
 
 
 cdef bytes _mac_with(const kernel_table* k, bytes key, bytes msg):

@@ -1,5 +1,6 @@
 # Included by _engine.pyx: the ChaCha20 key stream with a position, its nonce
-# and seek helpers, the threaded XOR and the ChaCha20 cipher object.
+# and seek helpers, the shared encrypt/decrypt wrapper and the threaded XOR.
+# The cipher objects over it are in the face files (_face_*.pxi).
 
 # ---------------------------------------------------------------------------
 # ChaCha20 key stream with position (nogil core)
@@ -175,10 +176,11 @@ cdef void stream_run(stream_t* s, mac_t* c, const uint8_t* src, uint8_t* dst, si
 
 
 cdef object stream_call(stream_t* s, mac_t* c, object data, object output, int how,
-                        str name, ChaCha20Cipher threaded, uint64_t* counted):
+                        str name, size_t threads, size_t min_bytes, uint64_t* counted):
     """Run data through the stream; returns the new bytes, or None with output.
-    ``threaded`` (a ChaCha20Cipher with threads > 1) may split a long input;
-    ``counted`` (if not NULL) grows by the number of bytes processed."""
+    With ``threads`` > 1, an input of 2 * ``min_bytes`` or more is split across
+    threads; ``counted`` (if not NULL) grows by the number of bytes processed."""
+    cdef PyThreadState* ts
     cdef buf_t ib, ob
     cdef uint8_t* dst
     cdef object result = None
@@ -202,13 +204,12 @@ cdef object stream_call(stream_t* s, mac_t* c, object data, object output, int h
         if overlaps(src, dst, n):
             tmp = PyBytes_FromStringAndSize(<char*>src, n)
             src = <const uint8_t*>PyBytes_AS_STRING(tmp)
-        if threaded is not None and n >= 2 * threaded._min_bytes:
-            threaded_xor(s, src, dst, n, threaded._threads, threaded._min_bytes)
-        elif n >= GIL_THRESHOLD:
-            with nogil:
-                stream_run(s, c, src, dst, n, how)
+        if threads > 1 and n >= 2 * min_bytes:
+            threaded_xor(s, src, dst, n, threads, min_bytes)
         else:
+            ts = nogil_for(n)
             stream_run(s, c, src, dst, n, how)
+            regain(ts)
         if counted != NULL:
             counted[0] += n
     finally:
@@ -226,23 +227,6 @@ cdef object stream_call(stream_t* s, mac_t* c, object data, object output, int h
 # Workers reach no raw address from Python: a job object holds them, each
 # slot is claimed once (compare-and-swap), and a finished job has none left.
 # ---------------------------------------------------------------------------
-
-cdef size_t MIN_BYTES_PER_THREAD = 1 << 20
-
-
-def _threads_param(threads):
-    # pycryptodome's rules and messages (Crypto.Util._threads.threads_param)
-    if not isinstance(threads, int) or isinstance(threads, bool):
-        raise TypeError("'threads' must be an integer")
-    if threads < 0:
-        raise ValueError("'threads' must be a non-negative integer")
-    if threads == 0:
-        try:
-            threads = len(os.sched_getaffinity(0))
-        except AttributeError:
-            threads = os.cpu_count() or 1
-    return threads
-
 
 @cython.final
 cdef class _XorJob:
@@ -344,89 +328,3 @@ cdef int threaded_xor(stream_t* s, const uint8_t* src, uint8_t* dst, size_t n,
     if pending is not None and not isinstance(pending, Exception):
         raise pending              # Ctrl-C and friends, once the output is complete
     return 0
-
-
-cdef class ChaCha20Cipher:
-    """ChaCha20 or XChaCha20 cipher object, in pycryptodome's shape
-    (``Crypto.Cipher.ChaCha20``).  Create it with :func:`poly1305x.ChaCha20.new`.
-
-    :ivar nonce: the 8-, 12- or 24-byte nonce"""
-    block_size = 1
-    cdef object __weakref__
-    cdef stream_t s
-    cdef p1305x_word state     # life cycle and busy flag (_engine_buffers.pxi)
-    cdef int next_ops          # 1: encrypt allowed, 2: decrypt allowed
-    cdef public object nonce
-    cdef readonly str _name
-    cdef readonly int _threads
-    cdef size_t _min_bytes     # each thread takes at least this many bytes
-
-    def __cinit__(self):
-        self.state = ST_UNINIT
-
-    def __init__(self, key, nonce, threads=1, min_bytes_per_thread=None):
-        cdef buf_t kb, nb
-        init_begin(&self.state, self)
-        try:
-            self._threads = _threads_param(threads)
-            self._min_bytes = MIN_BYTES_PER_THREAD if min_bytes_per_thread is None \
-                else max(1, min_bytes_per_thread)
-            get_buf(key, &kb)
-            try:
-                get_nonce(nonce, &nb)
-                try:
-                    if kb.len != 32:
-                        raise ValueError("ChaCha20/XChaCha20 key must be 32 bytes long")
-                    if nb.len not in (8, 12, 24):
-                        raise ValueError(
-                            "Nonce must be 8/12 bytes(ChaCha20) or 24 bytes (XChaCha20)")
-                    self.nonce = PyBytes_FromStringAndSize(<char*>nb.ptr, nb.len)
-                    stream_setup(&self.s, active_kernels(), kb.ptr, nb.ptr, nb.len, False)
-                    self._name = "XChaCha20" if nb.len == 24 else "ChaCha20"
-                finally:
-                    put_buf(&nb)
-            finally:
-                put_buf(&kb)
-        except BaseException:
-            init_end(&self.state, False)
-            raise
-        self.next_ops = 3
-        init_end(&self.state, True)
-
-    def __dealloc__(self):
-        wipe(&self.s, sizeof(stream_t))
-
-    @property
-    def backend(self):
-        """Name of the backend this object computes with."""
-        return backend_name(self.s.k, &self.state, self)
-
-    def encrypt(self, plaintext, output=None):
-        """Encrypt a piece of data; returns bytes, or None when ``output``
-        (a writable buffer of the same length) receives the ciphertext."""
-        return self._xor(plaintext, output, 1)
-
-    def decrypt(self, ciphertext, output=None):
-        """Decrypt a piece of data; returns bytes, or None when ``output``
-        receives the plaintext."""
-        return self._xor(ciphertext, output, 2)
-
-    cdef object _xor(self, data, output, int op):
-        enter(&self.state, self)
-        try:
-            if not self.next_ops & op:
-                raise TypeError("Cipher object can only be used for "
-                                + ("decryption" if op == 1 else "encryption"))
-            self.next_ops = op
-            return stream_call(&self.s, NULL, data, output, RUN_XOR, self._name,
-                               self if self._threads > 1 else None, NULL)
-        finally:
-            leave(&self.state)
-
-    def seek(self, position):
-        """Move to absolute byte ``position`` in the key stream."""
-        enter(&self.state, self)
-        try:
-            seek_call(&self.s, position, self._name)
-        finally:
-            leave(&self.state)

@@ -22,14 +22,15 @@ from cpython.long cimport PyLong_Check
 from libc.stdint cimport uint8_t, uint32_t
 from libc.string cimport memcpy, memset
 
-from poly1305x._dispatch cimport active_kernels
-from poly1305x._engine cimport (
-    GIL_THRESHOLD, buf_t, etm_open, etm_seal, get_buf, put_buf, stream_block0, stream_init,
-    stream_set_nonce, stream_t,
+from poly1305x._core._dispatch cimport active_kernels
+from poly1305x._core._engine cimport (
+    PyThreadState, buf_t, etm_open, etm_seal, get_buf, put_buf, stream_block0, stream_init,
+    nogil_for, regain, stream_set_nonce, stream_t,
 )
 from poly1305x._kernels._common cimport wipe
 from poly1305x._kernels._kernel cimport kernel_table
 
+from poly1305x._errors import KEY_NOT_STR as _KEY_NOT_STR
 from poly1305x._errors import InvalidTag
 
 __all__ = ["PacketCipher", "keyfile_open", "keyfile_seal", "KEY_SIZE", "TAG_SIZE"]
@@ -146,7 +147,7 @@ cdef class PacketCipher:
         cdef uint8_t zero[8]
         cdef const kernel_table* k = active_kernels()
         if isinstance(key64, str):
-            raise TypeError("key must be bytes-like, not str")
+            raise TypeError(_KEY_NOT_STR)
         get_buf(key64, &kb)
         try:
             if kb.len != 64:
@@ -174,6 +175,7 @@ cdef class PacketCipher:
         its 4-byte big-endian ``packet_length`` field first (which must equal
         ``len(packet) - 4``).  Returns encrypted length || encrypted rest ||
         16-byte tag: ``len(packet) + 16`` bytes, ready for the wire."""
+        cdef PyThreadState* ts
         cdef uint32_t seq = to_seqnr(seqnr)
         cdef buf_t b
         cdef uint8_t* dst
@@ -187,11 +189,9 @@ cdef class PacketCipher:
                                  % (load32_be(b.ptr), b.len - 4))
             out = PyBytes_FromStringAndSize(NULL, <Py_ssize_t>(b.len + 16))
             dst = <uint8_t*>PyBytes_AS_STRING(out)
-            if b.len >= GIL_THRESHOLD:
-                with nogil:
-                    seal_core(&self.main, &self.hdr, seq, 4, b.ptr, dst, b.len)
-            else:
-                seal_core(&self.main, &self.hdr, seq, 4, b.ptr, dst, b.len)
+            ts = nogil_for(b.len)
+            seal_core(&self.main, &self.hdr, seq, 4, b.ptr, dst, b.len)
+            regain(ts)
         finally:
             put_buf(&b)
         return out
@@ -223,6 +223,7 @@ cdef class PacketCipher:
         the plaintext packet *with* its 4-byte length field (what :meth:`seal`
         took), ``len(data) - 16`` bytes: padding_length is byte 4, the payload
         follows."""
+        cdef PyThreadState* ts
         cdef uint32_t seq = to_seqnr(seqnr)
         cdef buf_t b
         cdef uint8_t* dst
@@ -236,11 +237,9 @@ cdef class PacketCipher:
             n = b.len - 16
             out = PyBytes_FromStringAndSize(NULL, <Py_ssize_t>n)
             dst = <uint8_t*>PyBytes_AS_STRING(out)
-            if n >= GIL_THRESHOLD:
-                with nogil:
-                    ok = open_core(&self.main, &self.hdr, seq, 4, b.ptr, dst, n)
-            else:
-                ok = open_core(&self.main, &self.hdr, seq, 4, b.ptr, dst, n)
+            ts = nogil_for(n)
+            ok = open_core(&self.main, &self.hdr, seq, 4, b.ptr, dst, n)
+            regain(ts)
         finally:
             put_buf(&b)
         if not ok:

@@ -1,4 +1,4 @@
-"""Type stub for poly1305x._ssh: OpenSSH's chacha20-poly1305@openssh.com."""
+"""Type stub for poly1305x.openssh._ssh: OpenSSH's chacha20-poly1305@openssh.com."""
 from typing import Union
 
 from typing_extensions import Self, disjoint_base
