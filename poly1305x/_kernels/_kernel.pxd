@@ -45,6 +45,15 @@ ctypedef void (*poly1305_blocks_fn)(poly1305_state* st, const uint8_t* m,
 ctypedef void (*chacha20_xor_fn)(uint32_t* state16, const uint8_t* src,
                                  uint8_t* dst, size_t nblocks) noexcept nogil
 
+# The key streams of many messages at once, one message per vector lane (the
+# batch AEAD, _engine_batch_run.pxi).  For lane j < nlanes: states + 16 j is
+# that message's 16-word input block (read only), and nblocks[j] blocks of
+# bare key stream go to out[j] (64 nblocks[j] bytes), block i with word 12
+# advanced by i (the caller makes sure it does not wrap).  The lanes' block
+# counts may differ; any nlanes (a kernel takes its lane width at a time).
+ctypedef void (*chacha20_lanes_fn)(const uint32_t* states, size_t nlanes,
+                                   uint8_t* const* out, const uint32_t* nblocks) noexcept nogil
+
 
 ctypedef struct kernel_table:
     const char* name
@@ -52,3 +61,4 @@ ctypedef struct kernel_table:
     # its leftover blocks, it hands the work to the portable scalar loop.
     poly1305_blocks_fn poly1305_blocks
     chacha20_xor_fn chacha20_xor
+    chacha20_lanes_fn chacha20_lanes

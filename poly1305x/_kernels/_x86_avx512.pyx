@@ -15,6 +15,8 @@ from poly1305x._util cimport load32_le, load64_le, store32_le, store64_le
 
 include "_poly1305_avx512.pxi"
 include "_chacha20_avx512.pxi"
+include "_chacha20_mb_ymm.pxi"
+include "_chacha20_mb_avx512.pxi"
 
 cdef extern from *:
     """
@@ -30,6 +32,7 @@ cdef kernel_table TABLE
 TABLE.name = P1305X_TABLE_NAME
 TABLE.poly1305_blocks = poly1305_blocks_avx512
 TABLE.chacha20_xor = chacha20_xor_avx512
+TABLE.chacha20_lanes = chacha20_lanes_avx512
 
 
 def kernel_tables():

@@ -1,0 +1,376 @@
+# Included by _engine.pyx: many RFC 8439 / XChaCha20-Poly1305 messages in one
+# call (encrypt_many / decrypt_many and their _into forms; one key, or one key
+# per message).
+#
+# A call borrows every buffer first and checks everything (types, lengths, a
+# repeated nonce) before it writes any output; then the whole batch runs in C
+# with no Python call per message (without the GIL once the batch holds
+# GIL_THRESHOLD bytes or more), and the buffers are released at the end.  The
+# bad-tag rule is the one-shot calls' (_engine_aead.pxi): no plaintext of a
+# message whose tag fails is ever returned or visible, and by default
+# (strict) none at all when any tag of the batch fails.
+
+from cpython.mem cimport PyMem_Malloc
+from libc.string cimport memcmp
+
+from poly1305x._util cimport load64_le
+
+cdef extern from "Python.h":
+    object PySequence_Fast(object o, const char* m)
+    Py_ssize_t PySequence_Fast_GET_SIZE(object o)
+    PyObject* PySequence_Fast_GET_ITEM(object o, Py_ssize_t i)
+    ctypedef struct PyObject
+    object PyList_New(Py_ssize_t n)
+    void PyList_SET_ITEM(object l, Py_ssize_t i, object o)
+    void Py_INCREF(object o)
+
+
+cdef struct bmsg_t:
+    const uint8_t* key
+    const void* key_id       # the key's object (multi-key form): repeated-nonce check
+    const uint8_t* nonce
+    const uint8_t* aad
+    const uint8_t* src
+    uint8_t* dst
+    size_t alen
+    size_t n                 # plaintext bytes
+    size_t nonce_len
+    bint ok                  # open: the tag checked out (never for < 16 bytes)
+
+
+cdef struct batch_t:
+    size_t count
+    bmsg_t* m
+    buf_t* bufs              # four a message: nonce, data, aad, key
+    size_t* order            # batch_run's work space
+
+
+include "_engine_batch_run.pxi"
+
+
+# ---------------------------------------------------------------------------
+# Borrowing and checking (with the GIL)
+# ---------------------------------------------------------------------------
+
+cdef object batch_seq(object seq, str what):
+    """The items of a sequence argument (a list or tuple as it is, another
+    iterable as a list).  A single bytes-like object is refused: it would be
+    iterated as integers."""
+    if isinstance(seq, (bytes, bytearray, memoryview, str)):
+        raise TypeError(f"{what} must be a sequence of bytes-like objects, "
+                        f"not {type(seq).__name__}")
+    return PySequence_Fast(seq, b"the batch arguments must be sequences")
+
+
+cdef inline object batch_item(object seq, size_t i):
+    return <object>PySequence_Fast_GET_ITEM(seq, <Py_ssize_t>i)
+
+
+cdef int batch_borrow_one(object item, buf_t* b, str what, size_t i) except -1:
+    """get_buf, with the argument and index in the message of its error."""
+    try:
+        get_buf(item, b)
+    except (TypeError, BufferError) as exc:
+        raise type(exc)(f"{what}[{i}]: {exc}") from None
+    return 0
+
+
+cdef int batch_borrow(batch_t* b, _AEADKey one, object keys, object nonces, object data,
+                      object aads, bint seal) except -1:
+    """Borrow and check every input of the batch; b.m and b.bufs are allocated
+    (and zeroed) by the caller for b.count messages."""
+    cdef size_t i
+    cdef bmsg_t* m
+    cdef buf_t* bf
+    cdef object item
+    for i in range(b.count):
+        m = &b.m[i]
+        bf = &b.bufs[4 * i]
+        if one is not None:
+            m.key = one.key
+            m.nonce_len = one.nonce_len
+        else:
+            item = batch_item(keys, i)
+            if isinstance(item, _AEADKey):
+                check_ready(&(<_AEADKey>item).state, item)
+                m.key = (<_AEADKey>item).key
+                m.nonce_len = (<_AEADKey>item).nonce_len
+            else:
+                if isinstance(item, str):
+                    raise TypeError(f"keys[{i}] must be bytes-like or an AEAD object, not str")
+                batch_borrow_one(item, &bf[3], "keys", i)
+                if bf[3].len != 32:
+                    raise ValueError(f"keys[{i}] must be 32 bytes")
+                m.key = bf[3].ptr
+                m.nonce_len = 12
+            m.key_id = <void*>item
+        batch_borrow_one(batch_item(nonces, i), &bf[0], "nonces", i)
+        if bf[0].len != m.nonce_len:
+            raise ValueError(f"nonces[{i}] must be {m.nonce_len} bytes")
+        m.nonce = bf[0].ptr
+        batch_borrow_one(batch_item(data, i), &bf[1], "data", i)
+        m.src = bf[1].ptr
+        if seal:
+            if bf[1].len > AEAD_MAX:
+                raise OverflowError(f"data[{i}] is too long for one ChaCha20-Poly1305 "
+                                    "message (at most 2**38 - 64 bytes)")
+            m.n = bf[1].len
+        else:
+            # too short or too long to be a message: its tag fails, later
+            m.ok = bf[1].len >= 16 and bf[1].len - 16 <= AEAD_MAX
+            m.n = bf[1].len - 16 if m.ok else 0
+        if aads is not None:
+            item = batch_item(aads, i)
+            if item is not None:
+                batch_borrow_one(item, &bf[2], "associated_data", i)
+                m.aad = bf[2].ptr
+                m.alen = bf[2].len
+    return 0
+
+
+cdef inline uint64_t nonce_hash(const bmsg_t* m) noexcept nogil:
+    """A hash of the (public) nonce and key object, for the repeat check."""
+    cdef uint64_t h = load64_le(m.nonce) * <uint64_t>0x9E3779B97F4A7C15
+    h ^= <uint64_t>load32_le(m.nonce + 8) + <uint64_t><size_t>m.key_id
+    if m.nonce_len == 24:
+        h ^= load64_le(m.nonce + 12) * <uint64_t>0xC2B2AE3D27D4EB4F
+        h ^= load32_le(m.nonce + 20)
+    h *= <uint64_t>0xFF51AFD7ED558CCD
+    return h ^ (h >> 29)
+
+
+cdef Py_ssize_t batch_repeated_nonce(const bmsg_t* m, size_t count) except -2:
+    """The index of the first message whose nonce (under the same key object)
+    an earlier message of the batch already has, or -1."""
+    cdef size_t size = 16, mask, h, j, i
+    cdef size_t* slots
+    cdef Py_ssize_t found = -1
+    while size < 2 * count:
+        size <<= 1
+    mask = size - 1
+    slots = <size_t*>PyMem_Calloc(size, sizeof(size_t))
+    if slots == NULL:
+        raise MemoryError()
+    for i in range(count):
+        h = <size_t>nonce_hash(&m[i]) & mask
+        while slots[h]:
+            j = slots[h] - 1
+            if (m[j].key_id == m[i].key_id and m[j].nonce_len == m[i].nonce_len
+                    and memcmp(m[j].nonce, m[i].nonce, m[i].nonce_len) == 0):
+                found = <Py_ssize_t>i
+                break
+            h = (h + 1) & mask
+        if found >= 0:
+            break
+        slots[h] = i + 1
+    PyMem_Free(slots)
+    return found
+
+
+cdef inline bint ranges_meet(const uint8_t* a, size_t na, const uint8_t* b,
+                             size_t nb) noexcept nogil:
+    return na != 0 and nb != 0 and a < b + nb and b < a + na
+
+
+cdef int batch_snapshot(batch_t* b, const uint8_t* lo, size_t size, list keep) except -1:
+    """_into: private copies of the inputs that overlap the caller's output
+    buffer [lo, lo + size), so that writing it cannot change what is read."""
+    cdef size_t i
+    cdef bmsg_t* m
+    cdef object cpy
+    for i in range(b.count):
+        m = &b.m[i]
+        if ranges_meet(m.key, 32, lo, size):
+            cpy = PyBytes_FromStringAndSize(<char*>m.key, 32)
+            keep.append(cpy)
+            m.key = <const uint8_t*>PyBytes_AS_STRING(cpy)
+        if ranges_meet(m.nonce, m.nonce_len, lo, size):
+            cpy = PyBytes_FromStringAndSize(<char*>m.nonce, m.nonce_len)
+            keep.append(cpy)
+            m.nonce = <const uint8_t*>PyBytes_AS_STRING(cpy)
+        if ranges_meet(m.src, b.bufs[4 * i + 1].len, lo, size):
+            cpy = PyBytes_FromStringAndSize(<char*>m.src, b.bufs[4 * i + 1].len)
+            keep.append(cpy)
+            m.src = <const uint8_t*>PyBytes_AS_STRING(cpy)
+        if ranges_meet(m.aad, m.alen, lo, size):
+            cpy = PyBytes_FromStringAndSize(<char*>m.aad, m.alen)
+            keep.append(cpy)
+            m.aad = <const uint8_t*>PyBytes_AS_STRING(cpy)
+    return 0
+
+
+cdef void batch_release(batch_t* b) noexcept:
+    cdef size_t i
+    if b.bufs != NULL:
+        for i in range(4 * b.count):
+            put_buf(&b.bufs[i])
+        PyMem_Free(b.bufs)
+        b.bufs = NULL
+    if b.m != NULL:
+        wipe(b.m, b.count * sizeof(bmsg_t))     # key pointers only, but tidy
+        PyMem_Free(b.m)
+        b.m = NULL
+    PyMem_Free(b.order)
+    b.order = NULL
+
+
+cdef int batch_failed(batch_t* b) except -1:
+    """strict: InvalidTag naming the messages whose tags failed (indices only)."""
+    cdef size_t i
+    bad = [i for i in range(b.count) if not b.m[i].ok]
+    if bad:
+        shown = ", ".join(map(str, bad[:20])) + (", ..." if len(bad) > 20 else "")
+        exc = InvalidTag(f"the tags of {len(bad)} of {b.count} messages failed "
+                         f"(indices {shown})")
+        exc.indices = bad
+        raise exc
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# The call
+# ---------------------------------------------------------------------------
+
+cdef object batch_call(_AEADKey one, object keys, object nonces, object data,
+                       object associated_data, object output, bint seal, bint strict):
+    """encrypt_many / decrypt_many and their _into forms.  one: the key object
+    (single-key form); else keys holds one key (bytes or AEAD object) per
+    message, and the active backend runs the batch."""
+    cdef batch_t b
+    cdef buf_t ob
+    cdef size_t i, count, total = 0, work = 0, off
+    cdef Py_ssize_t rep
+    cdef const kernel_table* k
+    cdef uint8_t* dst
+    cdef uint8_t* priv = NULL
+    cdef object res, item
+    cdef list keep = []
+    b.count = 0
+    b.m = NULL
+    b.bufs = NULL
+    b.order = NULL
+    ob.held = False
+    if one is not None:
+        check_ready(&one.state, one)
+        k = one.k
+    else:
+        k = active_kernels()
+        keys = batch_seq(keys, "keys")
+    nonces = batch_seq(nonces, "nonces")
+    data = batch_seq(data, "data")
+    count = <size_t>PySequence_Fast_GET_SIZE(data)
+    if associated_data is not None:
+        associated_data = batch_seq(associated_data, "associated_data")
+        if <size_t>PySequence_Fast_GET_SIZE(associated_data) != count:
+            raise ValueError("nonces, data and associated_data must have the same length")
+    if (<size_t>PySequence_Fast_GET_SIZE(nonces) != count
+            or keys is not None and <size_t>PySequence_Fast_GET_SIZE(keys) != count):
+        raise ValueError("keys, nonces and data must have the same length" if keys is not None
+                         else "nonces, data and associated_data must have the same length")
+    try:
+        b.m = <bmsg_t*>PyMem_Calloc(count + 1, sizeof(bmsg_t))
+        b.bufs = <buf_t*>PyMem_Calloc(4 * count + 1, sizeof(buf_t))
+        b.order = <size_t*>PyMem_Malloc((count + 1) * sizeof(size_t))
+        if b.m == NULL or b.bufs == NULL or b.order == NULL:
+            raise MemoryError()
+        b.count = count
+        batch_borrow(&b, one, keys, nonces, data, associated_data, seal)
+        rep = batch_repeated_nonce(b.m, count)
+        if rep >= 0:
+            raise ValueError(f"nonces[{rep}] repeats an earlier nonce of the batch "
+                             "(under the same key): never reuse a nonce")
+        for i in range(count):
+            total += b.m[i].n + (16 if seal else 0)
+            work += b.m[i].n + b.m[i].alen
+        if output is None:
+            res = PyList_New(<Py_ssize_t>count)
+            for i in range(count):
+                item = new_bytes(b.m[i].n + (16 if seal else 0), &b.m[i].dst)
+                Py_INCREF(item)
+                PyList_SET_ITEM(res, <Py_ssize_t>i, item)
+        else:
+            try:
+                get_buf(output, &ob, True)
+            except BufferError:
+                raise
+            except TypeError:
+                raise TypeError("Buffer is not writable.") from None
+            if ob.len < total:
+                raise ValueError(f"buffer must be at least {total} bytes")
+            batch_snapshot(&b, ob.ptr, total, keep)
+            if not seal:
+                # plaintext goes to a private area first (see below)
+                priv = <uint8_t*>PyMem_Malloc(total + 1)
+                if priv == NULL:
+                    raise MemoryError()
+            dst = priv if priv != NULL else <uint8_t*>ob.ptr
+            res = PyList_New(<Py_ssize_t>count)
+            off = 0
+            for i in range(count):
+                b.m[i].dst = dst + off
+                item = off
+                Py_INCREF(item)
+                PyList_SET_ITEM(res, <Py_ssize_t>i, item)
+                off += b.m[i].n + (16 if seal else 0)
+        if work >= GIL_THRESHOLD:
+            with nogil:
+                batch_run(k, b.m, count, seal, b.order)
+        else:
+            batch_run(k, b.m, count, seal, b.order)
+        if seal:
+            return res
+        if priv != NULL:
+            # the caller's buffer receives verified plaintext only, and with
+            # strict nothing at all unless every tag checked out
+            if strict:
+                batch_failed(&b)
+            off = 0
+            for i in range(count):
+                dst = <uint8_t*>ob.ptr + off
+                if b.m[i].ok:
+                    memcpy(dst, priv + off, b.m[i].n)
+                else:
+                    memset(dst, 0, b.m[i].n)
+                    res[i] = None
+                off += b.m[i].n
+            return res
+        for i in range(count):
+            if not b.m[i].ok:
+                if strict:
+                    for off in range(count):
+                        wipe(b.m[off].dst, b.m[off].n)
+                    batch_failed(&b)
+                res[i] = None
+        return res
+    finally:
+        if priv != NULL:
+            wipe(priv, total)
+            PyMem_Free(priv)
+        put_buf(&ob)
+        batch_release(&b)
+
+
+# ---------------------------------------------------------------------------
+# The multi-key form (poly1305x.aead.encrypt_many and friends)
+# ---------------------------------------------------------------------------
+
+def encrypt_many(keys, nonces, data, associated_data):
+    """One message per key: ``keys[i]`` is a 32-byte ChaCha20Poly1305 key (with
+    a 12-byte nonce) or a ChaCha20Poly1305 / XChaCha20Poly1305 object (with
+    its nonce length).  Returns the list of ciphertext || tag."""
+    return batch_call(None, keys, nonces, data, associated_data, None, True, True)
+
+
+def decrypt_many(keys, nonces, data, associated_data, *, strict=True):
+    """The inverse of encrypt_many; InvalidTag (strict) or None slots."""
+    return batch_call(None, keys, nonces, data, associated_data, None, False, strict)
+
+
+def encrypt_many_into(keys, nonces, data, associated_data, buf):
+    """encrypt_many into one buffer; returns the offset of each message."""
+    return batch_call(None, keys, nonces, data, associated_data, buf, True, True)
+
+
+def decrypt_many_into(keys, nonces, data, associated_data, buf, *, strict=True):
+    """decrypt_many into one buffer; returns the offset of each plaintext."""
+    return batch_call(None, keys, nonces, data, associated_data, buf, False, strict)

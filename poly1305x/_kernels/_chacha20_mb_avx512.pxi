@@ -1,0 +1,116 @@
+# Multi-buffer ChaCha20 on zmm registers, one message per 32-bit lane (16
+# lanes); included by _x86_avx512.pyx after _chacha20_avx512.pxi (whose
+# _chacha16_dround and _chacha16_transpose it uses) and _chacha20_mb_ymm.pxi
+# (the 8-lane kernel, for groups of at most 8 messages, and mb_gather).
+# Layout and rules as in _chacha20_mb_ymm.pxi: lane j is message j, step i
+# computes block i of every lane, public block counts per lane.
+
+
+cdef inline void _mb16_store(uint8_t* const* out, const uint32_t* nblocks, size_t lane,
+                             uint32_t blk, __m512i ks) noexcept nogil:
+    if blk < nblocks[lane]:
+        _mm512_storeu_si512(out[lane] + 64 * <size_t>blk, ks)
+
+
+cdef inline void _mb16_out4(uint8_t* const* out, const uint32_t* nblocks, size_t m,
+                            uint32_t blk, __m512i a, __m512i b, __m512i c,
+                            __m512i d) noexcept nogil:
+    # Lanes m, 4 + m, 8 + m and 12 + m from the transposed words 0-3 (a), 4-7
+    # (b), 8-11 (c) and 12-15 (d): a 4x4 transpose of the 128-bit lanes, as
+    # in _chacha16_out4.
+    cdef __m512i t0 = _mm512_shuffle_i32x4(a, b, 0x44)
+    cdef __m512i t1 = _mm512_shuffle_i32x4(a, b, 0xEE)
+    cdef __m512i t2 = _mm512_shuffle_i32x4(c, d, 0x44)
+    cdef __m512i t3 = _mm512_shuffle_i32x4(c, d, 0xEE)
+    _mb16_store(out, nblocks, m, blk, _mm512_shuffle_i32x4(t0, t2, 0x88))
+    _mb16_store(out, nblocks, m + 4, blk, _mm512_shuffle_i32x4(t0, t2, 0xDD))
+    _mb16_store(out, nblocks, m + 8, blk, _mm512_shuffle_i32x4(t1, t3, 0x88))
+    _mb16_store(out, nblocks, m + 12, blk, _mm512_shuffle_i32x4(t1, t3, 0xDD))
+
+
+cdef inline __m512i _mb16_in(const uint32_t* w) noexcept nogil:
+    return _mm512_loadu_si512(w)
+
+
+cdef void _chacha16_lanes(const uint32_t* mb_in, uint32_t steps, uint8_t* const* out,
+                          const uint32_t* nblocks) noexcept nogil:
+    # mb_in: 16 rows of 16 words (row w = word w of lanes 0-15).
+    cdef __m512i x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15
+    cdef __m512i ctr
+    cdef uint32_t blk
+    cdef int i
+    for blk in range(steps):
+        ctr = _mm512_add_epi32(_mb16_in(mb_in + 192), _mm512_set1_epi32(<int>blk))
+        x0 = _mb16_in(mb_in)
+        x1 = _mb16_in(mb_in + 16)
+        x2 = _mb16_in(mb_in + 32)
+        x3 = _mb16_in(mb_in + 48)
+        x4 = _mb16_in(mb_in + 64)
+        x5 = _mb16_in(mb_in + 80)
+        x6 = _mb16_in(mb_in + 96)
+        x7 = _mb16_in(mb_in + 112)
+        x8 = _mb16_in(mb_in + 128)
+        x9 = _mb16_in(mb_in + 144)
+        x10 = _mb16_in(mb_in + 160)
+        x11 = _mb16_in(mb_in + 176)
+        x12 = ctr
+        x13 = _mb16_in(mb_in + 208)
+        x14 = _mb16_in(mb_in + 224)
+        x15 = _mb16_in(mb_in + 240)
+        for i in range(2):
+            _chacha16_dround(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
+                             &x8, &x9, &x10, &x11, &x12, &x13, &x14, &x15)
+            _chacha16_dround(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
+                             &x8, &x9, &x10, &x11, &x12, &x13, &x14, &x15)
+            _chacha16_dround(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
+                             &x8, &x9, &x10, &x11, &x12, &x13, &x14, &x15)
+            _chacha16_dround(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
+                             &x8, &x9, &x10, &x11, &x12, &x13, &x14, &x15)
+            _chacha16_dround(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
+                             &x8, &x9, &x10, &x11, &x12, &x13, &x14, &x15)
+        x0 = _mm512_add_epi32(x0, _mb16_in(mb_in))
+        x1 = _mm512_add_epi32(x1, _mb16_in(mb_in + 16))
+        x2 = _mm512_add_epi32(x2, _mb16_in(mb_in + 32))
+        x3 = _mm512_add_epi32(x3, _mb16_in(mb_in + 48))
+        x4 = _mm512_add_epi32(x4, _mb16_in(mb_in + 64))
+        x5 = _mm512_add_epi32(x5, _mb16_in(mb_in + 80))
+        x6 = _mm512_add_epi32(x6, _mb16_in(mb_in + 96))
+        x7 = _mm512_add_epi32(x7, _mb16_in(mb_in + 112))
+        x8 = _mm512_add_epi32(x8, _mb16_in(mb_in + 128))
+        x9 = _mm512_add_epi32(x9, _mb16_in(mb_in + 144))
+        x10 = _mm512_add_epi32(x10, _mb16_in(mb_in + 160))
+        x11 = _mm512_add_epi32(x11, _mb16_in(mb_in + 176))
+        x12 = _mm512_add_epi32(x12, ctr)
+        x13 = _mm512_add_epi32(x13, _mb16_in(mb_in + 208))
+        x14 = _mm512_add_epi32(x14, _mb16_in(mb_in + 224))
+        x15 = _mm512_add_epi32(x15, _mb16_in(mb_in + 240))
+        _chacha16_transpose(&x0, &x1, &x2, &x3)
+        _chacha16_transpose(&x4, &x5, &x6, &x7)
+        _chacha16_transpose(&x8, &x9, &x10, &x11)
+        _chacha16_transpose(&x12, &x13, &x14, &x15)
+        _mb16_out4(out, nblocks, 0, blk, x0, x4, x8, x12)
+        _mb16_out4(out, nblocks, 1, blk, x1, x5, x9, x13)
+        _mb16_out4(out, nblocks, 2, blk, x2, x6, x10, x14)
+        _mb16_out4(out, nblocks, 3, blk, x3, x7, x11, x15)
+
+
+cdef void chacha20_lanes_avx512(const uint32_t* states, size_t nlanes, uint8_t* const* out,
+                                const uint32_t* nblocks) noexcept nogil:
+    """The kernel_table entry chacha20_lanes (see _kernel.pxd): 16 lanes a
+    step, a last group of at most 8 on ymm."""
+    cdef uint32_t mb_in[256]
+    cdef uint8_t* o[16]
+    cdef uint32_t nb[16]
+    cdef size_t g
+    cdef uint32_t steps
+    while nlanes > 8:
+        g = nlanes if nlanes < 16 else 16
+        steps = mb_gather(states, g, 16, mb_in, o, nb, out, nblocks)
+        _chacha16_lanes(mb_in, steps, o, nb)
+        states += 16 * g
+        out += g
+        nblocks += g
+        nlanes -= g
+    if nlanes:
+        chacha20_lanes_ymm(states, nlanes, out, nblocks)
+    wipe(mb_in, sizeof(mb_in))
