@@ -66,8 +66,17 @@ cdef inline object batch_item(object seq, size_t i):
     return <object>PySequence_Fast_GET_ITEM(seq, <Py_ssize_t>i)
 
 
-cdef int batch_borrow_one(object item, buf_t* b, str what, size_t i) except -1:
+cdef inline int batch_borrow_one(object item, buf_t* b, str what, size_t i) except -1:
     """get_buf, with the argument and index in the message of its error."""
+    if PyBytes_CheckExact(item):
+        b.ptr = <const uint8_t*>PyBytes_AS_STRING(item)
+        b.len = <size_t>PyBytes_GET_SIZE(item)
+        b.held = False
+        return 0
+    return batch_borrow_buffer(item, b, what, i)
+
+
+cdef int batch_borrow_buffer(object item, buf_t* b, str what, size_t i) except -1:
     try:
         get_buf(item, b)
     except (TypeError, BufferError) as exc:
@@ -207,7 +216,6 @@ cdef void batch_release(batch_t* b) noexcept:
         PyMem_Free(b.bufs)
         b.bufs = NULL
     if b.m != NULL:
-        wipe(b.m, b.count * sizeof(bmsg_t))     # key pointers only, but tidy
         PyMem_Free(b.m)
         b.m = NULL
     PyMem_Free(b.order)
@@ -269,10 +277,12 @@ cdef object batch_call(_AEADKey one, object keys, object nonces, object data,
                          else "nonces, data and associated_data must have the same length")
     try:
         b.m = <bmsg_t*>PyMem_Calloc(count + 1, sizeof(bmsg_t))
-        b.bufs = <buf_t*>PyMem_Calloc(4 * count + 1, sizeof(buf_t))
+        b.bufs = <buf_t*>PyMem_Malloc((4 * count + 1) * sizeof(buf_t))
         b.order = <size_t*>PyMem_Malloc((count + 1) * sizeof(size_t))
         if b.m == NULL or b.bufs == NULL or b.order == NULL:
             raise MemoryError()
+        for i in range(4 * count):
+            b.bufs[i].held = False
         b.count = count
         batch_borrow(&b, one, keys, nonces, data, associated_data, seal)
         rep = batch_repeated_nonce(b.m, count)

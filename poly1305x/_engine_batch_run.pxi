@@ -7,7 +7,10 @@
 # throughput across the vector lanes.  They are grouped by block count (a
 # counting sort on the public lengths), so the lanes of a group finish
 # together.  Long messages, and groups too small to fill the lanes, take the
-# one-message path (etm_seal / etm_open).  Poly1305 then runs per message.
+# one-message path (etm_seal / etm_open).  Poly1305 then runs across lanes
+# too (kernel_table.poly1305_lanes) over each message's padded MAC input,
+# built in a private buffer: aad, ciphertext and lengths; a group with a long
+# aad (over MB_AAD bytes) MACs message by message instead.
 
 cdef enum:
     MB_MAX = 1024               # longest message for the lanes
@@ -15,6 +18,8 @@ cdef enum:
     MB_GROUP = 16               # messages per chacha20_lanes call
     MB_ROW = 64 * MB_BLOCKS     # one lane's key stream: block 0 and the message's
     MB_MIN_GROUP = 2            # smaller groups take the one-message path
+    MB_AAD = 256                # longest aad for the Poly1305 lanes
+    MB_MAC = MB_AAD + MB_MAX + 16   # one lane's MAC input: aad, ct, lengths
 
 
 cdef inline uint32_t mb_blocks(size_t n) noexcept nogil:
@@ -76,28 +81,106 @@ cdef void one_run(const kernel_table* k, bmsg_t* m, bint seal) noexcept nogil:
     wipe(&s, sizeof(stream_t))
 
 
+cdef inline size_t pad16(size_t n) noexcept nogil:
+    return (n + 15) & ~(<size_t>15)
+
+
+cdef void mb_macs(const kernel_table* k, bmsg_t* m, const size_t* order, size_t g,
+                  bint seal, uint8_t* const* ks) noexcept nogil:
+    """The group's MACs across lanes: each message's MAC input (aad, pad,
+    ciphertext, pad, lengths) in a private buffer, tags by poly1305_lanes.
+    Open: the ciphertext is copied there once, MACed and decrypted from there
+    (the bad-tag rule of _engine_aead.pxi)."""
+    cdef uint8_t mac[MB_GROUP * MB_MAC]
+    cdef uint8_t want[16 * MB_GROUP]
+    cdef uint8_t mine[16 * MB_GROUP]
+    cdef const uint8_t* msgs[MB_GROUP]
+    cdef const uint8_t* keys[MB_GROUP]
+    cdef uint8_t* tags[MB_GROUP]
+    cdef uint8_t* ct[MB_GROUP]
+    cdef uint32_t nbl[MB_GROUP]
+    cdef size_t j, a16, n16, n
+    cdef uint8_t* p
+    cdef bmsg_t* mj
+    for j in range(g):
+        mj = &m[order[j]]
+        n = mj.n
+        p = mac + j * MB_MAC
+        a16 = pad16(mj.alen)
+        n16 = pad16(n)
+        if mj.alen:
+            memcpy(p, mj.aad, mj.alen)
+        memset(p + mj.alen, 0, a16 - mj.alen)
+        ct[j] = p + a16
+        if seal:
+            xor_bytes(ct[j], mj.src, ks[j] + 64, n)
+            tags[j] = mj.dst + n
+        else:
+            memcpy(ct[j], mj.src, n)
+            memcpy(want + 16 * j, mj.src + n, 16)
+            tags[j] = mine + 16 * j
+        memset(ct[j] + n, 0, n16 - n)
+        store64_le(ct[j] + n16, mj.alen)
+        store64_le(ct[j] + n16 + 8, n)
+        msgs[j] = p
+        keys[j] = ks[j]
+        nbl[j] = <uint32_t>((a16 + n16 + 16) >> 4)
+    k.poly1305_lanes(keys, msgs, nbl, tags, g)
+    for j in range(g):
+        mj = &m[order[j]]
+        if seal:
+            memcpy(mj.dst, ct[j], mj.n)
+        else:
+            mj.ok = tags_equal(mine + 16 * j, want + 16 * j, 16)
+            if mj.ok:
+                xor_bytes(mj.dst, ct[j], ks[j] + 64, mj.n)
+            else:
+                memset(mj.dst, 0, mj.n)
+        wipe(mac + j * MB_MAC, 16 * nbl[j])
+    wipe(mine, sizeof(mine))
+
+
+cdef inline void mb_state(uint32_t* st, const bmsg_t* m) noexcept nogil:
+    """The message's ChaCha20 input block at block 0, as stream_setup makes it
+    (XChaCha20: the HChaCha20 subkey and 0^4 || nonce[16:24])."""
+    cdef uint8_t subkey[32]
+    cdef uint8_t n12[12]
+    if m.nonce_len == 24:
+        hchacha20(m.key, m.nonce, subkey)
+        memset(n12, 0, 4)
+        memcpy(n12 + 4, m.nonce + 16, 8)
+        chacha20_init_state(st, subkey, n12, 12, 0)
+        wipe(subkey, 32)
+    else:
+        chacha20_init_state(st, m.key, m.nonce, 12, 0)
+
+
 cdef void mb_group(const kernel_table* k, bmsg_t* m, const size_t* order, size_t g,
                    bint seal) noexcept nogil:
     """The messages m[order[0..g-1]] (g <= MB_GROUP, each MB_MAX bytes or
-    less) through one chacha20_lanes call."""
-    cdef stream_t s
+    less) through one chacha20_lanes call, then their MACs."""
     cdef uint32_t states[16 * MB_GROUP]
     cdef uint8_t ks[MB_GROUP * MB_ROW]
     cdef uint8_t* out[MB_GROUP]
     cdef uint32_t nb[MB_GROUP]
     cdef size_t j
+    cdef bint lanes = k.poly1305_lanes != NULL
     cdef bmsg_t* mj
     for j in range(g):
         mj = &m[order[j]]
-        stream_setup(&s, k, mj.key, mj.nonce, mj.nonce_len, False)
-        memcpy(&states[16 * j], s.st, 64)        # counter word 12 is 0: block 0
+        mb_state(&states[16 * j], mj)
         out[j] = ks + j * MB_ROW
         nb[j] = mb_blocks(mj.n)
-    wipe(&s, sizeof(stream_t))
+        if mj.alen > MB_AAD:
+            lanes = False
     k.chacha20_lanes(states, g, out, nb)
     wipe(states, sizeof(states))
+    if lanes:
+        mb_macs(k, m, order, g, seal, out)
+    else:
+        for j in range(g):
+            mb_finish(k, &m[order[j]], out[j], seal)
     for j in range(g):
-        mb_finish(k, &m[order[j]], out[j], seal)
         wipe(out[j], 64 * nb[j])
 
 

@@ -84,6 +84,21 @@ def test_equal_lengths_one_group(backend):
                 c.encrypt(x, d, None) for x, d in zip(nonces, data)]
 
 
+def test_aad_lengths_in_a_group(backend):
+    """Associated data around the Poly1305 lanes' limit (256 bytes; longer
+    MACs message by message), mixed in one group, and empty vs None."""
+    rng = random.Random(6)
+    key = rng.randbytes(32)
+    a, c = ChaCha20Poly1305(key), CryptoAEAD(key)
+    for alens in ([0] * 16, [255, 256, 257, 0] * 4, [1000] + [16] * 15, [None, 0] * 8):
+        nonces = [rng.randbytes(12) for _ in alens]
+        data = [rng.randbytes(rng.choice([0, 30, 64, 500])) for _ in alens]
+        aad = [None if x is None else rng.randbytes(x) for x in alens]
+        cts = a.encrypt_many(nonces, data, aad)
+        assert cts == [c.encrypt(n, d, x) for n, d, x in zip(nonces, data, aad)]
+        assert a.decrypt_many(nonces, cts, aad) == data
+
+
 def test_kat_inside_a_batch(backend):
     """RFC 8439 section 2.8.2 (and the XChaCha draft's A.3.1) at several
     positions of batches of other messages."""

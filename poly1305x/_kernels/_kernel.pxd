@@ -54,6 +54,14 @@ ctypedef void (*chacha20_xor_fn)(uint32_t* state16, const uint8_t* src,
 ctypedef void (*chacha20_lanes_fn)(const uint32_t* states, size_t nlanes,
                                    uint8_t* const* out, const uint32_t* nblocks) noexcept nogil
 
+# The Poly1305 tags of many short messages at once, one message per lane (the
+# batch AEAD): for lane j < nlanes, keys[j] is its 32-byte one-time key (r, s),
+# msgs[j] its nblocks[j] whole 16-byte blocks, each with the 2^128 bit (RFC
+# 8439's padded MAC input), and tags[j] receives its 16-byte tag.
+ctypedef void (*poly1305_lanes_fn)(const uint8_t* const* keys, const uint8_t* const* msgs,
+                                   const uint32_t* nblocks, uint8_t* const* tags,
+                                   size_t nlanes) noexcept nogil
+
 
 ctypedef struct kernel_table:
     const char* name
@@ -62,3 +70,4 @@ ctypedef struct kernel_table:
     poly1305_blocks_fn poly1305_blocks
     chacha20_xor_fn chacha20_xor
     chacha20_lanes_fn chacha20_lanes
+    poly1305_lanes_fn poly1305_lanes

@@ -519,6 +519,7 @@ cdef void chacha20_xor_scalar4(uint32_t* state16, const uint8_t* src, uint8_t* d
 
 
 include "_chacha20_mb_vec4.pxi"
+include "_poly1305_mb_portable.pxi"
 
 
 # ---------------------------------------------------------------------------
@@ -537,18 +538,21 @@ else:
     TABLE_PORTABLE.poly1305_blocks = poly1305_blocks_portable
 TABLE_PORTABLE.chacha20_xor = chacha20_xor_vec4
 TABLE_PORTABLE.chacha20_lanes = chacha20_lanes_vec4
+TABLE_PORTABLE.poly1305_lanes = poly1305_lanes_portable
 
 cdef kernel_table TABLE_PORTABLE26
 TABLE_PORTABLE26.name = b"portable26"
 TABLE_PORTABLE26.poly1305_blocks = poly1305_blocks_portable26
 TABLE_PORTABLE26.chacha20_xor = chacha20_xor_vec4
 TABLE_PORTABLE26.chacha20_lanes = chacha20_lanes_vec4
+TABLE_PORTABLE26.poly1305_lanes = poly1305_lanes_portable26
 
 cdef kernel_table TABLE_SCALAR
 TABLE_SCALAR.name = b"scalar"
 TABLE_SCALAR.poly1305_blocks = poly1305_blocks_portable
 TABLE_SCALAR.chacha20_xor = chacha20_xor_scalar4
 TABLE_SCALAR.chacha20_lanes = chacha20_lanes_scalar4
+TABLE_SCALAR.poly1305_lanes = poly1305_lanes_portable
 
 # The vector ChaCha20's big step on this CPU.  On x86-64 the 4 + 1 step is
 # taken only where the scalar block runs beside the vector code: on CPUs with
