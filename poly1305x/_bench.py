@@ -22,6 +22,7 @@ from functools import partial
 
 import poly1305x
 from poly1305x._selftest import using_backend  # also benchmarks/conftest.py's
+from poly1305x import _bench_batch as _bb
 
 KiB = 1024
 MiB = 1024 * 1024
@@ -37,7 +38,7 @@ STREAM_PIECE = 4 * KiB
 LIBRARIES = ("poly1305x", "cryptography", "pycryptodome", "pynacl")
 _PROBE = {"poly1305x": "poly1305x", "cryptography": "cryptography",
           "pycryptodome": "Crypto", "pynacl": "nacl", "pyhpke": "pyhpke",
-          "asyncssh": "asyncssh"}
+          "asyncssh": "asyncssh", "noiseprotocol": "noise"}
 
 
 def library_version(library):
@@ -290,6 +291,12 @@ OPERATIONS = {
     "ssh-packet-seal": "chacha20-poly1305@openssh.com seal of one SSH packet "
                        "(poly1305x.openssh.PacketCipher vs asyncssh)",
 }
+OPERATIONS[_bb.NOISE_OPERATION] = (
+    "Noise transport messages of one connection (64 per call): poly1305x.noise.encrypt_many "
+    "against a loop of NoiseConnection.encrypt; time per message")
+OPERATIONS.update({
+    _bb.operation(n): f"ChaCha20-Poly1305 encrypt of {n} messages: encrypt_many against a "
+                      "loop of encrypt; time per message" for n in _bb.BATCH_COUNTS})
 
 CASES = [
     Case("poly1305", "poly1305x", _poly_poly1305x),
@@ -325,9 +332,27 @@ CASES = [
     Case("ssh-packet-seal", "poly1305x", _ssh_poly1305x, sizes=SSH_SIZES),
     Case("ssh-packet-seal", "asyncssh", _ssh_asyncssh, sizes=SSH_SIZES),
 ]
+CASES += [
+    Case(_bb.NOISE_OPERATION, "poly1305x", _bb.noise_batch, sizes=_bb.NOISE_SIZES,
+         variant="noise.encrypt_many", needs=("noiseprotocol",)),
+    Case(_bb.NOISE_OPERATION, "poly1305x", _bb.noise_loop(True), sizes=_bb.NOISE_SIZES,
+         variant="loop of connection.encrypt", needs=("noiseprotocol",)),
+    Case(_bb.NOISE_OPERATION, "cryptography", _bb.noise_loop(False), sizes=_bb.NOISE_SIZES,
+         variant="noiseprotocol's cipher, loop", needs=("noiseprotocol",)),
+]
+for _n in _bb.BATCH_COUNTS:
+    CASES += [
+        Case(_bb.operation(_n), "poly1305x", _bb.batch_poly1305x(_n), sizes=_bb.BATCH_SIZES,
+             variant="encrypt_many"),
+        Case(_bb.operation(_n), "poly1305x", _bb.loop_poly1305x(_n), sizes=_bb.BATCH_SIZES,
+             variant="loop of encrypt"),
+        Case(_bb.operation(_n), "cryptography", _bb.loop_cryptography(_n),
+             sizes=_bb.BATCH_SIZES, variant="loop of encrypt"),
+    ]
 
 # Operations whose sizes are their own (not the 64 B .. 1 MiB ladder)
-FIXED_SIZES = ("hpke-seal", "hpke-key-seal", "ssh-packet-seal")
+FIXED_SIZES = ("hpke-seal", "hpke-key-seal", "ssh-packet-seal", _bb.NOISE_OPERATION) + tuple(
+    _bb.operation(n) for n in _bb.BATCH_COUNTS)
 
 # The quick default of ``python -m poly1305x``: the two one-shot operations.
 QUICK_OPERATIONS = ("poly1305", "aead", "aead-new")
@@ -448,6 +473,7 @@ def run_bench(todo, repeats=5, min_time=0.05, progress=None):
                 item[5] = min(seconds, _batch(fn, number) / number)
     rows = []
     for case, backend, size, fn, number, seconds in prepared:
+        seconds /= getattr(fn, "messages", 1)      # batch rows: time per message
         rows.append({
             "operation": case.operation, "library": case.library, "backend": backend,
             "variant": case.variant, "size": size, "seconds": seconds,
@@ -520,7 +546,7 @@ def format_table(rows, time_label="best time/call"):
                                    for p in peers) or "(no peer)"
             lines.append(f"| {op} | {size_label(size)} | {series_label(r)} | "
                          f"{_fmt_time(r['seconds'])} | {size / r['seconds'] / 1e9:.3f} | {ratios} |")
-    return "\n".join(lines)
+    return "\n".join(lines) + _bb.format_summary(rows)
 
 
 def plot(rows, path, env=None, title="poly1305x throughput"):

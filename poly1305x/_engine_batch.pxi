@@ -34,6 +34,7 @@ cdef struct bmsg_t:
     uint8_t* dst
     size_t alen
     size_t n                 # plaintext bytes
+    size_t srclen            # input bytes (open: n + 16)
     size_t nonce_len
     bint ok                  # open: the tag checked out (never for < 16 bytes)
 
@@ -41,7 +42,8 @@ cdef struct bmsg_t:
 cdef struct batch_t:
     size_t count
     bmsg_t* m
-    buf_t* bufs              # four a message: nonce, data, aad, key
+    buf_t** bufs             # four a message (nonce, data, aad, key), in chunks
+    size_t nchunks           # of BUF_CHUNK messages (see batch_alloc)
     size_t* order            # batch_run's work space
 
 
@@ -94,7 +96,7 @@ cdef int batch_borrow(batch_t* b, _AEADKey one, object keys, object nonces, obje
     cdef object item
     for i in range(b.count):
         m = &b.m[i]
-        bf = &b.bufs[4 * i]
+        bf = batch_bufs(b, i)
         if one is not None:
             m.key = one.key
             m.nonce_len = one.nonce_len
@@ -119,6 +121,7 @@ cdef int batch_borrow(batch_t* b, _AEADKey one, object keys, object nonces, obje
         m.nonce = bf[0].ptr
         batch_borrow_one(batch_item(data, i), &bf[1], "data", i)
         m.src = bf[1].ptr
+        m.srclen = bf[1].len
         if seal:
             if bf[1].len > AEAD_MAX:
                 raise OverflowError(f"data[{i}] is too long for one ChaCha20-Poly1305 "
@@ -176,6 +179,35 @@ cdef Py_ssize_t batch_repeated_nonce(const bmsg_t* m, size_t count) except -2:
     return found
 
 
+cdef enum:
+    # Messages per chunk of borrowed buffers: every temporary block stays well
+    # under 64 KiB, the size whose free() makes glibc return the heap's free
+    # top to the system (the next batch would fault its pages in again).
+    BUF_CHUNK = 32
+
+
+cdef inline buf_t* batch_bufs(batch_t* b, size_t i) noexcept nogil:
+    """The four buffers of message i."""
+    return b.bufs[i // BUF_CHUNK] + 4 * (i % BUF_CHUNK)
+
+
+cdef int batch_alloc(batch_t* b, size_t count) except -1:
+    """The chunks of buffers for count messages, every one not held."""
+    cdef size_t i, j, n = (count + BUF_CHUNK - 1) // BUF_CHUNK
+    b.bufs = <buf_t**>PyMem_Calloc(n + 1, sizeof(buf_t*))
+    if b.bufs == NULL:
+        raise MemoryError()
+    for i in range(n):
+        b.bufs[i] = <buf_t*>PyMem_Malloc(4 * BUF_CHUNK * sizeof(buf_t))
+        if b.bufs[i] == NULL:
+            raise MemoryError()
+        b.nchunks = i + 1
+        for j in range(4 * BUF_CHUNK):
+            b.bufs[i][j].held = False
+    b.count = count
+    return 0
+
+
 cdef inline bint ranges_meet(const uint8_t* a, size_t na, const uint8_t* b,
                              size_t nb) noexcept nogil:
     return na != 0 and nb != 0 and a < b + nb and b < a + na
@@ -197,8 +229,8 @@ cdef int batch_snapshot(batch_t* b, const uint8_t* lo, size_t size, list keep) e
             cpy = PyBytes_FromStringAndSize(<char*>m.nonce, m.nonce_len)
             keep.append(cpy)
             m.nonce = <const uint8_t*>PyBytes_AS_STRING(cpy)
-        if ranges_meet(m.src, b.bufs[4 * i + 1].len, lo, size):
-            cpy = PyBytes_FromStringAndSize(<char*>m.src, b.bufs[4 * i + 1].len)
+        if ranges_meet(m.src, m.srclen, lo, size):
+            cpy = PyBytes_FromStringAndSize(<char*>m.src, m.srclen)
             keep.append(cpy)
             m.src = <const uint8_t*>PyBytes_AS_STRING(cpy)
         if ranges_meet(m.aad, m.alen, lo, size):
@@ -209,10 +241,13 @@ cdef int batch_snapshot(batch_t* b, const uint8_t* lo, size_t size, list keep) e
 
 
 cdef void batch_release(batch_t* b) noexcept:
-    cdef size_t i
+    cdef size_t i, j
     if b.bufs != NULL:
-        for i in range(4 * b.count):
-            put_buf(&b.bufs[i])
+        for i in range(b.count):
+            for j in range(4):
+                put_buf(&batch_bufs(b, i)[j])
+        for i in range(b.nchunks):
+            PyMem_Free(b.bufs[i])
         PyMem_Free(b.bufs)
         b.bufs = NULL
     if b.m != NULL:
@@ -256,6 +291,7 @@ cdef object batch_call(_AEADKey one, object keys, object nonces, object data,
     b.count = 0
     b.m = NULL
     b.bufs = NULL
+    b.nchunks = 0
     b.order = NULL
     ob.held = False
     if one is not None:
@@ -277,13 +313,10 @@ cdef object batch_call(_AEADKey one, object keys, object nonces, object data,
                          else "nonces, data and associated_data must have the same length")
     try:
         b.m = <bmsg_t*>PyMem_Calloc(count + 1, sizeof(bmsg_t))
-        b.bufs = <buf_t*>PyMem_Malloc((4 * count + 1) * sizeof(buf_t))
         b.order = <size_t*>PyMem_Malloc((count + 1) * sizeof(size_t))
-        if b.m == NULL or b.bufs == NULL or b.order == NULL:
+        if b.m == NULL or b.order == NULL:
             raise MemoryError()
-        for i in range(4 * count):
-            b.bufs[i].held = False
-        b.count = count
+        batch_alloc(&b, count)
         batch_borrow(&b, one, keys, nonces, data, associated_data, seal)
         rep = batch_repeated_nonce(b.m, count)
         if rep >= 0:
