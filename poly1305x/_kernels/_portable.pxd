@@ -11,6 +11,3 @@ cdef void poly1305_blocks_portable26(poly1305_state* st, const uint8_t* m,
 cdef void chacha20_xor_portable(uint32_t* state16, const uint8_t* src,
                                 uint8_t* dst, size_t nblocks) noexcept nogil
 
-cdef void poly1305_lanes_portable(const uint8_t* const* keys, const uint8_t* const* msgs,
-                                  const uint32_t* nblocks, uint8_t* const* tags,
-                                  size_t nlanes) noexcept nogil

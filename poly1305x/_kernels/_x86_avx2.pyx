@@ -9,13 +9,12 @@ from libc.string cimport memcpy, memset
 from poly1305x._kernels._kernel cimport (
     P1305X_KERNEL_CAPSULE, P1305X_POWERS_WORDS, kernel_table, poly1305_state,
 )
-from poly1305x._kernels._portable cimport (
-    chacha20_xor_portable, poly1305_blocks_portable, poly1305_lanes_portable,
-)
+from poly1305x._kernels._portable cimport chacha20_xor_portable, poly1305_blocks_portable
 from poly1305x._kernels._simd cimport *
 from poly1305x._util cimport load32_le, load64_le, store32_le, store64_le
 
 include "_poly1305_avx2.pxi"
+include "_poly1305_mb_avx2.pxi"
 include "_chacha20_avx2.pxi"
 include "_chacha20_mb_ymm.pxi"
 
@@ -24,7 +23,7 @@ TABLE.name = b"avx2"
 TABLE.poly1305_blocks = poly1305_blocks_avx2
 TABLE.chacha20_xor = chacha20_xor_avx2
 TABLE.chacha20_lanes = chacha20_lanes_ymm
-TABLE.poly1305_lanes = poly1305_lanes_portable
+TABLE.poly1305_lanes = poly1305_lanes_avx2
 
 
 def kernel_tables():
