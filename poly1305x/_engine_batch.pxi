@@ -45,6 +45,7 @@ cdef struct batch_t:
     buf_t** bufs             # four a message (nonce, data, aad, key), in chunks
     size_t nchunks           # of BUF_CHUNK messages (see batch_alloc)
     size_t* order            # batch_run's work space
+    bint on_stack            # m, bufs and order belong to the caller's frame
 
 
 include "_engine_batch_run.pxi"
@@ -58,6 +59,8 @@ cdef object batch_seq(object seq, str what):
     """The items of a sequence argument (a list or tuple as it is, another
     iterable as a list).  A single bytes-like object is refused: it would be
     iterated as integers."""
+    if type(seq) is list or type(seq) is tuple:
+        return seq
     if isinstance(seq, (bytes, bytearray, memoryview, str)):
         raise TypeError(f"{what} must be a sequence of bytes-like objects, "
                         f"not {type(seq).__name__}")
@@ -160,9 +163,14 @@ cdef Py_ssize_t batch_repeated_nonce(const bmsg_t* m, size_t count) except -2:
     while size < 2 * count:
         size <<= 1
     mask = size - 1
-    slots = <size_t*>PyMem_Calloc(size, sizeof(size_t))
-    if slots == NULL:
-        raise MemoryError()
+    cdef size_t small[SMALL_SLOTS]
+    if size <= SMALL_SLOTS:
+        memset(small, 0, sizeof(small))
+        slots = small
+    else:
+        slots = <size_t*>PyMem_Calloc(size, sizeof(size_t))
+        if slots == NULL:
+            raise MemoryError()
     for i in range(count):
         h = <size_t>nonce_hash(&m[i]) & mask
         while slots[h]:
@@ -175,11 +183,16 @@ cdef Py_ssize_t batch_repeated_nonce(const bmsg_t* m, size_t count) except -2:
         if found >= 0:
             break
         slots[h] = i + 1
-    PyMem_Free(slots)
+    if slots != small:
+        PyMem_Free(slots)
     return found
 
 
 cdef enum:
+    # Batches of up to SMALL_BATCH messages keep their bookkeeping on the C
+    # stack (no allocation: a batch of one costs about one encrypt call)
+    SMALL_BATCH = 8
+    SMALL_SLOTS = 16
     # Messages per chunk of borrowed buffers: every temporary block stays well
     # under 64 KiB, the size whose free() makes glibc return the heap's free
     # top to the system (the next batch would fault its pages in again).
@@ -246,6 +259,9 @@ cdef void batch_release(batch_t* b) noexcept:
         for i in range(b.count):
             for j in range(4):
                 put_buf(&batch_bufs(b, i)[j])
+    if b.on_stack:
+        return
+    if b.bufs != NULL:
         for i in range(b.nchunks):
             PyMem_Free(b.bufs[i])
         PyMem_Free(b.bufs)
@@ -287,8 +303,13 @@ cdef object batch_call(_AEADKey one, object keys, object nonces, object data,
     cdef uint8_t* dst
     cdef uint8_t* priv = NULL
     cdef object res, item
-    cdef list keep = []
+    cdef list keep = None
+    cdef bmsg_t m_small[SMALL_BATCH]
+    cdef buf_t bufs_small[4 * SMALL_BATCH]
+    cdef buf_t* chunk_small[1]
+    cdef size_t order_small[SMALL_BATCH]
     b.count = 0
+    b.on_stack = False
     b.m = NULL
     b.bufs = NULL
     b.nchunks = 0
@@ -312,13 +333,24 @@ cdef object batch_call(_AEADKey one, object keys, object nonces, object data,
         raise ValueError("keys, nonces and data must have the same length" if keys is not None
                          else "nonces, data and associated_data must have the same length")
     try:
-        b.m = <bmsg_t*>PyMem_Calloc(count + 1, sizeof(bmsg_t))
-        b.order = <size_t*>PyMem_Malloc((count + 1) * sizeof(size_t))
-        if b.m == NULL or b.order == NULL:
-            raise MemoryError()
-        batch_alloc(&b, count)
+        if count <= SMALL_BATCH:
+            b.on_stack = True
+            memset(m_small, 0, count * sizeof(bmsg_t))
+            for i in range(4 * count):
+                bufs_small[i].held = False
+            chunk_small[0] = bufs_small
+            b.m = m_small
+            b.bufs = chunk_small
+            b.order = order_small
+            b.count = count
+        else:
+            b.m = <bmsg_t*>PyMem_Calloc(count + 1, sizeof(bmsg_t))
+            b.order = <size_t*>PyMem_Malloc((count + 1) * sizeof(size_t))
+            if b.m == NULL or b.order == NULL:
+                raise MemoryError()
+            batch_alloc(&b, count)
         batch_borrow(&b, one, keys, nonces, data, associated_data, seal)
-        rep = batch_repeated_nonce(b.m, count)
+        rep = batch_repeated_nonce(b.m, count) if count > 1 else -1
         if rep >= 0:
             raise ValueError(f"nonces[{rep}] repeats an earlier nonce of the batch "
                              "(under the same key): never reuse a nonce")
@@ -340,6 +372,7 @@ cdef object batch_call(_AEADKey one, object keys, object nonces, object data,
                 raise TypeError("Buffer is not writable.") from None
             if ob.len < total:
                 raise ValueError(f"buffer must be at least {total} bytes")
+            keep = []
             batch_snapshot(&b, ob.ptr, total, keep)
             if not seal:
                 # plaintext goes to a private area first (see below)

@@ -12,6 +12,30 @@
 # built in a private buffer: aad, ciphertext and lengths; a group with a long
 # aad (over MB_AAD bytes) MACs message by message instead.
 
+cdef extern from *:
+    """
+    #include <string.h>
+    /* RFC 8439's lengths block (two little-endian 64-bit numbers) as two
+     * 8-byte stores: the MAC kernels read it as 8-byte words, which the
+     * stores then forward to (byte stores merged by the compiler into one
+     * 16-byte write through the stack did not). */
+    static inline void p1305x_put_lengths(unsigned char *p, unsigned long long a,
+                                          unsigned long long b) {
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(p, &a, 8);
+        memcpy(p + 8, &b, 8);
+    #else
+        int i;
+        for (i = 0; i < 8; i++) {
+            p[i] = (unsigned char)(a >> (8 * i));
+            p[8 + i] = (unsigned char)(b >> (8 * i));
+        }
+    #endif
+    }
+    """
+    void p1305x_put_lengths(uint8_t* p, uint64_t a, uint64_t b) noexcept nogil
+
+
 cdef enum:
     MB_MAX = 1024               # longest message for the lanes
     MB_BLOCKS = 1 + MB_MAX // 64
@@ -99,13 +123,13 @@ cdef void mb_macs(const kernel_table* k, bmsg_t* m, const size_t* order, size_t 
     cdef uint8_t* tags[MB_GROUP]
     cdef uint8_t* ct[MB_GROUP]
     cdef uint32_t nbl[MB_GROUP]
-    cdef size_t j, a16, n16, n
+    cdef size_t j, a16, n16, n, used = 0
     cdef uint8_t* p
     cdef bmsg_t* mj
     for j in range(g):
         mj = &m[order[j]]
         n = mj.n
-        p = mac + j * MB_MAC
+        p = mac + used                   # rows back to back: one wipe at the end
         a16 = pad16(mj.alen)
         n16 = pad16(n)
         if mj.alen:
@@ -120,11 +144,11 @@ cdef void mb_macs(const kernel_table* k, bmsg_t* m, const size_t* order, size_t 
             memcpy(want + 16 * j, mj.src + n, 16)
             tags[j] = mine + 16 * j
         memset(ct[j] + n, 0, n16 - n)
-        store64_le(ct[j] + n16, mj.alen)
-        store64_le(ct[j] + n16 + 8, n)
+        p1305x_put_lengths(ct[j] + n16, mj.alen, n)
         msgs[j] = p
         keys[j] = ks[j]
         nbl[j] = <uint32_t>((a16 + n16 + 16) >> 4)
+        used += 16 * nbl[j]
     k.poly1305_lanes(keys, msgs, nbl, tags, g)
     for j in range(g):
         mj = &m[order[j]]
@@ -136,7 +160,7 @@ cdef void mb_macs(const kernel_table* k, bmsg_t* m, const size_t* order, size_t 
                 xor_bytes(mj.dst, ct[j], ks[j] + 64, mj.n)
             else:
                 memset(mj.dst, 0, mj.n)
-        wipe(mac + j * MB_MAC, 16 * nbl[j])
+    wipe(mac, used)
     wipe(mine, sizeof(mine))
 
 
@@ -163,14 +187,15 @@ cdef void mb_group(const kernel_table* k, bmsg_t* m, const size_t* order, size_t
     cdef uint8_t ks[MB_GROUP * MB_ROW]
     cdef uint8_t* out[MB_GROUP]
     cdef uint32_t nb[MB_GROUP]
-    cdef size_t j
+    cdef size_t j, used = 0
     cdef bint lanes = k.poly1305_lanes != NULL
     cdef bmsg_t* mj
     for j in range(g):
         mj = &m[order[j]]
         mb_state(&states[16 * j], mj)
-        out[j] = ks + j * MB_ROW
+        out[j] = ks + used               # rows back to back: one wipe at the end
         nb[j] = mb_blocks(mj.n)
+        used += 64 * nb[j]
         if mj.alen > MB_AAD:
             lanes = False
     k.chacha20_lanes(states, g, out, nb)
@@ -180,8 +205,7 @@ cdef void mb_group(const kernel_table* k, bmsg_t* m, const size_t* order, size_t
     else:
         for j in range(g):
             mb_finish(k, &m[order[j]], out[j], seal)
-    for j in range(g):
-        wipe(out[j], 64 * nb[j])
+    wipe(ks, used)
 
 
 cdef void batch_run(const kernel_table* k, bmsg_t* m, size_t count, bint seal,
@@ -192,6 +216,10 @@ cdef void batch_run(const kernel_table* k, bmsg_t* m, size_t count, bint seal,
     cdef size_t start[MB_BLOCKS + 2]
     cdef size_t i, nshort = 0, g
     cdef uint32_t b
+    if count == 1:
+        if seal or m[0].ok:
+            one_run(k, &m[0], seal)
+        return
     memset(start, 0, sizeof(start))
     for i in range(count):
         if not seal and not m[i].ok:

@@ -109,7 +109,8 @@ cdef inline void _mb26_tags(const uint8_t* const* keys, uint8_t* const* tags, si
         for i in range(5):
             l[i] = out[4 * i + j]
         _p26_carry_full(l)
-        poly1305_init(&st, keys[j], keys[j] + 16)
+        st.s[0] = load64_le(keys[j] + 16)
+        st.s[1] = load64_le(keys[j] + 24)
         st.h[0] = l[0] | (l[1] << 26) | (l[2] << 52)
         st.h[1] = (l[2] >> 12) | (l[3] << 14) | (l[4] << 40)
         st.h[2] = l[4] >> 24

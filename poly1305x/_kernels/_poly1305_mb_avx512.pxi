@@ -119,7 +119,8 @@ cdef inline void _mb44_tags(const uint8_t* const* keys, uint8_t* const* tags, si
     _mm512_storeu_si512(out + 8, h1)
     _mm512_storeu_si512(out + 16, h2)
     for j in range(g):
-        poly1305_init(&st, keys[j], keys[j] + 16)
+        st.s[0] = load64_le(keys[j] + 16)
+        st.s[1] = load64_le(keys[j] + 24)
         st.h[0] = out[j] + (out[8 + j] << 44)
         c = (out[8 + j] >> 20) + (st.h[0] < out[j])
         st.h[1] = (out[16 + j] << 24) + c
