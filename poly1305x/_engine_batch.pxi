@@ -16,16 +16,30 @@ from libc.string cimport memcmp
 from poly1305x._util cimport load64_le
 
 cdef extern from "Python.h":
-    object PySequence_Fast(object o, const char* m)
-    Py_ssize_t PySequence_Fast_GET_SIZE(object o)
-    PyObject* PySequence_Fast_GET_ITEM(object o, Py_ssize_t i)
+    Py_ssize_t PyTuple_GET_SIZE(object o)
+    PyObject* PyTuple_GET_ITEM(object o, Py_ssize_t i)
+    Py_ssize_t PyList_GET_SIZE(object o)
+    PyObject* PyList_GET_ITEM(object o, Py_ssize_t i)
+    void Py_XDECREF(PyObject* o)
     ctypedef struct PyObject
     object PyList_New(Py_ssize_t n)
     void PyList_SET_ITEM(object l, Py_ssize_t i, object o)
     void Py_INCREF(object o)
 
 
+cdef extern from *:
+    """
+    #ifdef Py_GIL_DISABLED
+    #define P1305X_FREE_THREADED 1
+    #else
+    #define P1305X_FREE_THREADED 0
+    #endif
+    """
+    bint P1305X_FREE_THREADED
+
+
 cdef struct bmsg_t:
+    PyObject* refs[4]        # the items read: nonce, data, aad, key (or NULL)
     const uint8_t* key
     const void* key_id       # the key's object (multi-key form): repeated-nonce check
     const uint8_t* nonce
@@ -56,19 +70,46 @@ include "_engine_batch_run.pxi"
 # ---------------------------------------------------------------------------
 
 cdef object batch_seq(object seq, str what):
-    """The items of a sequence argument (a list or tuple as it is, another
-    iterable as a list).  A single bytes-like object is refused: it would be
-    iterated as integers."""
-    if type(seq) is list or type(seq) is tuple:
+    """The items of a sequence argument: a list or tuple as it is, another
+    iterable as a tuple (and on a free-threaded build a list too: its items
+    are then read without another thread's changes).  The batch holds a
+    reference to every item it reads (batch_hold), so that code run by a
+    buffer export, or another thread while the batch runs without the GIL,
+    cannot free memory the batch reads.  A single bytes-like object is
+    refused: it would be iterated as integers."""
+    if type(seq) is tuple or type(seq) is list and not P1305X_FREE_THREADED:
         return seq
-    if isinstance(seq, (bytes, bytearray, memoryview, str)):
+    if type(seq) is not list and isinstance(seq, (bytes, bytearray, memoryview, str)):
         raise TypeError(f"{what} must be a sequence of bytes-like objects, "
                         f"not {type(seq).__name__}")
-    return PySequence_Fast(seq, b"the batch arguments must be sequences")
+    try:
+        it = iter(seq)
+    except TypeError:
+        raise TypeError(f"{what} must be a sequence of bytes-like objects, "
+                        f"not {type(seq).__name__}") from None
+    return tuple(it)
+
+
+cdef inline Py_ssize_t batch_len(object seq):
+    if type(seq) is list:
+        return PyList_GET_SIZE(seq)
+    return PyTuple_GET_SIZE(seq)
 
 
 cdef inline object batch_item(object seq, size_t i):
-    return <object>PySequence_Fast_GET_ITEM(seq, <Py_ssize_t>i)
+    """Item i (borrowed: batch_hold takes the reference).  A list that code
+    run during the borrowing made shorter is refused."""
+    if type(seq) is list:
+        if <Py_ssize_t>i >= PyList_GET_SIZE(seq):
+            raise RuntimeError("a sequence argument changed size during the batch call")
+        return <object>PyList_GET_ITEM(seq, <Py_ssize_t>i)
+    return <object>PyTuple_GET_ITEM(seq, <Py_ssize_t>i)
+
+
+cdef inline void batch_hold(bmsg_t* m, int slot, object item) noexcept:
+    """Keep a reference to an item the batch reads (released by batch_release)."""
+    Py_INCREF(item)
+    m.refs[slot] = <PyObject*>item
 
 
 cdef inline int batch_borrow_one(object item, buf_t* b, str what, size_t i) except -1:
@@ -105,6 +146,7 @@ cdef int batch_borrow(batch_t* b, _AEADKey one, object keys, object nonces, obje
             m.nonce_len = one.nonce_len
         else:
             item = batch_item(keys, i)
+            batch_hold(m, 3, item)
             if isinstance(item, _AEADKey):
                 check_ready(&(<_AEADKey>item).state, item)
                 m.key = (<_AEADKey>item).key
@@ -118,11 +160,15 @@ cdef int batch_borrow(batch_t* b, _AEADKey one, object keys, object nonces, obje
                 m.key = bf[3].ptr
                 m.nonce_len = 12
             m.key_id = <void*>item
-        batch_borrow_one(batch_item(nonces, i), &bf[0], "nonces", i)
+        item = batch_item(nonces, i)
+        batch_hold(m, 0, item)
+        batch_borrow_one(item, &bf[0], "nonces", i)
         if bf[0].len != m.nonce_len:
             raise ValueError(f"nonces[{i}] must be {m.nonce_len} bytes")
         m.nonce = bf[0].ptr
-        batch_borrow_one(batch_item(data, i), &bf[1], "data", i)
+        item = batch_item(data, i)
+        batch_hold(m, 1, item)
+        batch_borrow_one(item, &bf[1], "data", i)
         m.src = bf[1].ptr
         m.srclen = bf[1].len
         if seal:
@@ -137,6 +183,7 @@ cdef int batch_borrow(batch_t* b, _AEADKey one, object keys, object nonces, obje
         if aads is not None:
             item = batch_item(aads, i)
             if item is not None:
+                batch_hold(m, 2, item)
                 batch_borrow_one(item, &bf[2], "associated_data", i)
                 m.aad = bf[2].ptr
                 m.alen = bf[2].len
@@ -259,6 +306,11 @@ cdef void batch_release(batch_t* b) noexcept:
         for i in range(b.count):
             for j in range(4):
                 put_buf(&batch_bufs(b, i)[j])
+    if b.m != NULL:
+        for i in range(b.count):
+            for j in range(4):
+                Py_XDECREF(b.m[i].refs[j])
+                b.m[i].refs[j] = NULL
     if b.on_stack:
         return
     if b.bufs != NULL:
@@ -323,13 +375,13 @@ cdef object batch_call(_AEADKey one, object keys, object nonces, object data,
         keys = batch_seq(keys, "keys")
     nonces = batch_seq(nonces, "nonces")
     data = batch_seq(data, "data")
-    count = <size_t>PySequence_Fast_GET_SIZE(data)
+    count = <size_t>batch_len(data)
     if associated_data is not None:
         associated_data = batch_seq(associated_data, "associated_data")
-        if <size_t>PySequence_Fast_GET_SIZE(associated_data) != count:
+        if <size_t>batch_len(associated_data) != count:
             raise ValueError("nonces, data and associated_data must have the same length")
-    if (<size_t>PySequence_Fast_GET_SIZE(nonces) != count
-            or keys is not None and <size_t>PySequence_Fast_GET_SIZE(keys) != count):
+    if (<size_t>batch_len(nonces) != count
+            or keys is not None and <size_t>batch_len(keys) != count):
         raise ValueError("keys, nonces and data must have the same length" if keys is not None
                          else "nonces, data and associated_data must have the same length")
     try:

@@ -344,3 +344,32 @@ def test_threads_share_one_key_object(backend):
 
     run_threads(work, 4)
     assert not errors, errors[0]
+
+
+def test_list_emptied_by_another_thread_during_the_batch():
+    """The batch holds a reference to every item it reads: another thread
+    emptying the caller's list while the batch runs without the GIL frees
+    nothing the batch still reads (a crash or wrong output fails; a list
+    emptied before the call began may be refused instead)."""
+    key = bytes(range(32))
+    a, c = ChaCha20Poly1305(key), CryptoAEAD(key)
+    for round_ in range(20):
+        nonces = [round_.to_bytes(4, "little") + i.to_bytes(8, "little") for i in range(64)]
+        data = [bytes([i]) * 900 for i in range(64)]      # referenced by the list only
+        want = [c.encrypt(n, d, None) for n, d in zip(nonces, data)]
+        go = threading.Event()
+
+        def empty():
+            go.wait()
+            data.clear()
+
+        t = threading.Thread(target=empty)
+        t.start()
+        go.set()
+        try:
+            got = a.encrypt_many(nonces, data, None)
+        except (RuntimeError, ValueError):
+            got = None
+        t.join()
+        if got is not None:
+            assert got == want
