@@ -13,8 +13,9 @@ One module, in five files by concern:
   _engine_stream.pxi   the ChaCha20 key stream (nonce, seek, threads) and
                        the ChaCha20 object
   _engine_aead.pxi     the encrypt-then-MAC core and the AEAD objects
-  _engine_batch.pxi    many AEAD messages in one call (and
-                       _engine_batch_run.pxi, its C core)
+  _engine_batch_run.pxi
+                       many AEAD messages in one call, the C core
+  _engine_batch.pxi    its face (encrypt_many, decrypt_many ...)
   _engine_poly1305_chacha20.pxi
                        Poly1305.new keyed from ChaCha20 block 0 (the
                        pycryptodome face's fast path)
@@ -59,6 +60,7 @@ include "_engine_buffers.pxi"
 include "_engine_mac.pxi"
 include "_engine_stream.pxi"
 include "_engine_aead.pxi"
+include "_engine_batch_run.pxi"
 include "_engine_batch.pxi"
 include "_engine_poly1305_chacha20.pxi"
 

@@ -1,12 +1,12 @@
-# Included by _engine.pyx: many RFC 8439 / XChaCha20-Poly1305 messages in one
-# call (encrypt_many / decrypt_many and their _into forms; one key, or one key
-# per message).
+# Included by _engine.pyx: the face of many RFC 8439 / XChaCha20-Poly1305
+# messages in one call (encrypt_many / decrypt_many and their _into forms;
+# one key, or one key per message).
 #
 # A call borrows every buffer first and checks everything (types, lengths, a
 # repeated nonce) before it writes any output; then the whole batch runs in C
-# with no Python call per message (without the GIL once the batch holds
-# GIL_THRESHOLD bytes or more), and the buffers are released at the end.  The
-# bad-tag rule is the one-shot calls' (_engine_aead.pxi): no plaintext of a
+# with no Python call per message (_engine_batch_run.pxi; without the GIL
+# once the batch holds GIL_THRESHOLD bytes or more), and the buffers are
+# released at the end.  The bad-tag rule is the one-shot calls' (_engine_aead.pxi): no plaintext of a
 # message whose tag fails is ever returned or visible, and by default
 # (strict) none at all when any tag of the batch fails.
 
@@ -21,48 +21,9 @@ cdef extern from "Python.h":
     Py_ssize_t PyList_GET_SIZE(object o)
     PyObject* PyList_GET_ITEM(object o, Py_ssize_t i)
     void Py_XDECREF(PyObject* o)
-    ctypedef struct PyObject
     object PyList_New(Py_ssize_t n)
     void PyList_SET_ITEM(object l, Py_ssize_t i, object o)
     void Py_INCREF(object o)
-
-
-cdef extern from *:
-    """
-    #ifdef Py_GIL_DISABLED
-    #define P1305X_FREE_THREADED 1
-    #else
-    #define P1305X_FREE_THREADED 0
-    #endif
-    """
-    bint P1305X_FREE_THREADED
-
-
-cdef struct bmsg_t:
-    PyObject* refs[4]        # the items read: nonce, data, aad, key (or NULL)
-    const uint8_t* key
-    const void* key_id       # the key's object (multi-key form): repeated-nonce check
-    const uint8_t* nonce
-    const uint8_t* aad
-    const uint8_t* src
-    uint8_t* dst
-    size_t alen
-    size_t n                 # plaintext bytes
-    size_t srclen            # input bytes (open: n + 16)
-    size_t nonce_len
-    bint ok                  # open: the tag checked out (never for < 16 bytes)
-
-
-cdef struct batch_t:
-    size_t count
-    bmsg_t* m
-    buf_t** bufs             # four a message (nonce, data, aad, key), in chunks
-    size_t nchunks           # of BUF_CHUNK messages (see batch_alloc)
-    size_t* order            # batch_run's work space
-    bint on_stack            # m, bufs and order belong to the caller's frame
-
-
-include "_engine_batch_run.pxi"
 
 
 # ---------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-# Included by _engine_batch.pxi: the batch itself, in C and without the GIL.
+# Included by _engine.pyx: many RFC 8439 messages in one call, in C and without
+# the GIL (the face, with its checks and messages: _engine_batch.pxi).
 #
 # Short messages (MB_MAX bytes or less) go through the kernels' multi-buffer
 # ChaCha20 (kernel_table.chacha20_lanes), MB_GROUP at a time: each lane makes
@@ -11,6 +12,46 @@
 # too (kernel_table.poly1305_lanes) over each message's padded MAC input,
 # built in a private buffer: aad, ciphertext and lengths; a group with a long
 # aad (over MB_AAD bytes) MACs message by message instead.
+
+cdef extern from "Python.h":
+    ctypedef struct PyObject
+
+
+cdef extern from *:
+    """
+    #ifdef Py_GIL_DISABLED
+    #define P1305X_FREE_THREADED 1
+    #else
+    #define P1305X_FREE_THREADED 0
+    #endif
+    """
+    bint P1305X_FREE_THREADED
+
+
+cdef struct bmsg_t:
+    PyObject* refs[4]        # the items read: nonce, data, aad, key (or NULL)
+    const uint8_t* key
+    const void* key_id       # the key's object (multi-key form): repeated-nonce check
+    const uint8_t* nonce
+    const uint8_t* aad
+    const uint8_t* src
+    uint8_t* dst
+    size_t alen
+    size_t n                 # plaintext bytes
+    size_t srclen            # input bytes (open: n + 16)
+    size_t nonce_len
+    bint ok                  # open: the tag checked out (never for < 16 bytes)
+
+
+cdef struct batch_t:
+    size_t count
+    bmsg_t* m
+    buf_t** bufs             # four a message (nonce, data, aad, key), in chunks
+    size_t nchunks           # of BUF_CHUNK messages (see batch_alloc)
+    size_t* order            # batch_run's work space
+    bint on_stack            # m, bufs and order belong to the caller's frame
+
+
 
 cdef extern from *:
     """
