@@ -73,13 +73,16 @@ cdef inline void batch_hold(bmsg_t* m, int slot, object item) noexcept:
     m.refs[slot] = <PyObject*>item
 
 
-cdef inline int batch_borrow_one(object item, buf_t* b, str what, size_t i) except -1:
-    """get_buf, with the argument and index in the message of its error."""
+cdef inline int batch_borrow_one(object item, buf_t* b, str what, size_t i,
+                                 bint* held_any) except -1:
+    """get_buf, with the argument and index in the message of its error;
+    held_any is set before a buffer other than bytes is borrowed."""
     if PyBytes_CheckExact(item):
         b.ptr = <const uint8_t*>PyBytes_AS_STRING(item)
         b.len = <size_t>PyBytes_GET_SIZE(item)
         b.held = False
         return 0
+    held_any[0] = True
     return batch_borrow_buffer(item, b, what, i)
 
 
@@ -115,7 +118,7 @@ cdef int batch_borrow(batch_t* b, _AEADKey one, object keys, object nonces, obje
             else:
                 if isinstance(item, str):
                     raise TypeError(f"keys[{i}] must be bytes-like or an AEAD object, not str")
-                batch_borrow_one(item, &bf[3], "keys", i)
+                batch_borrow_one(item, &bf[3], "keys", i, &b.held_any)
                 if bf[3].len != 32:
                     raise ValueError(f"keys[{i}] must be 32 bytes")
                 m.key = bf[3].ptr
@@ -123,13 +126,13 @@ cdef int batch_borrow(batch_t* b, _AEADKey one, object keys, object nonces, obje
             m.key_id = <void*>item
         item = batch_item(nonces, i)
         batch_hold(m, 0, item)
-        batch_borrow_one(item, &bf[0], "nonces", i)
+        batch_borrow_one(item, &bf[0], "nonces", i, &b.held_any)
         if bf[0].len != m.nonce_len:
             raise ValueError(f"nonces[{i}] must be {m.nonce_len} bytes")
         m.nonce = bf[0].ptr
         item = batch_item(data, i)
         batch_hold(m, 1, item)
-        batch_borrow_one(item, &bf[1], "data", i)
+        batch_borrow_one(item, &bf[1], "data", i, &b.held_any)
         m.src = bf[1].ptr
         m.srclen = bf[1].len
         if seal:
@@ -145,7 +148,7 @@ cdef int batch_borrow(batch_t* b, _AEADKey one, object keys, object nonces, obje
             item = batch_item(aads, i)
             if item is not None:
                 batch_hold(m, 2, item)
-                batch_borrow_one(item, &bf[2], "associated_data", i)
+                batch_borrow_one(item, &bf[2], "associated_data", i, &b.held_any)
                 m.aad = bf[2].ptr
                 m.alen = bf[2].len
     return 0
@@ -263,7 +266,7 @@ cdef int batch_snapshot(batch_t* b, const uint8_t* lo, size_t size, list keep) e
 
 cdef void batch_release(batch_t* b) noexcept:
     cdef size_t i, j
-    if b.bufs != NULL:
+    if b.bufs != NULL and b.held_any:
         for i in range(b.count):
             for j in range(4):
                 put_buf(&batch_bufs(b, i)[j])
@@ -323,6 +326,7 @@ cdef object batch_call(_AEADKey one, object keys, object nonces, object data,
     cdef size_t order_small[SMALL_BATCH]
     b.count = 0
     b.on_stack = False
+    b.held_any = False
     b.m = NULL
     b.bufs = NULL
     b.nchunks = 0

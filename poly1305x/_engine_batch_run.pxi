@@ -50,6 +50,7 @@ cdef struct batch_t:
     size_t nchunks           # of BUF_CHUNK messages (see batch_alloc)
     size_t* order            # batch_run's work space
     bint on_stack            # m, bufs and order belong to the caller's frame
+    bint held_any            # some buffer other than bytes was borrowed
 
 
 

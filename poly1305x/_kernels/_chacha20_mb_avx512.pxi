@@ -94,6 +94,58 @@ cdef void _chacha16_lanes(const uint32_t* mb_in, uint32_t steps, uint8_t* const*
         _mb16_out4(out, nblocks, 3, blk, x3, x7, x11, x15)
 
 
+cdef inline void _mb16_rows4(uint32_t* mb_in, size_t m, __m512i a, __m512i b, __m512i c,
+                             __m512i d) noexcept nogil:
+    # The second half of the 16x16 transpose, as _mb16_out4: rows m, 4 + m,
+    # 8 + m and 12 + m of mb_in.
+    cdef __m512i t0 = _mm512_shuffle_i32x4(a, b, 0x44)
+    cdef __m512i t1 = _mm512_shuffle_i32x4(a, b, 0xEE)
+    cdef __m512i t2 = _mm512_shuffle_i32x4(c, d, 0x44)
+    cdef __m512i t3 = _mm512_shuffle_i32x4(c, d, 0xEE)
+    _mm512_storeu_si512(mb_in + 16 * m, _mm512_shuffle_i32x4(t0, t2, 0x88))
+    _mm512_storeu_si512(mb_in + 16 * (m + 4), _mm512_shuffle_i32x4(t0, t2, 0xDD))
+    _mm512_storeu_si512(mb_in + 16 * (m + 8), _mm512_shuffle_i32x4(t1, t3, 0x88))
+    _mm512_storeu_si512(mb_in + 16 * (m + 12), _mm512_shuffle_i32x4(t1, t3, 0xDD))
+
+
+cdef inline __m512i _mb16_state(const uint32_t* states, size_t g, size_t lane) noexcept nogil:
+    if lane < g:
+        return _mm512_loadu_si512(states + 16 * lane)
+    return _mm512_setzero_si512()
+
+
+cdef inline uint32_t _mb16_gather(const uint32_t* states, size_t g, uint32_t* mb_in,
+                                  uint8_t** out, uint32_t* nblocks, uint8_t* const* out_in,
+                                  const uint32_t* nblocks_in) noexcept nogil:
+    # mb_gather for 16 lanes in registers: a lane's input block is one zmm,
+    # and the transpose of the output side (the same network: a transpose
+    # is its own inverse) turns lane-major into word-major rows.
+    cdef __m512i v0 = _mb16_state(states, g, 0), v1 = _mb16_state(states, g, 1)
+    cdef __m512i v2 = _mb16_state(states, g, 2), v3 = _mb16_state(states, g, 3)
+    cdef __m512i v4 = _mb16_state(states, g, 4), v5 = _mb16_state(states, g, 5)
+    cdef __m512i v6 = _mb16_state(states, g, 6), v7 = _mb16_state(states, g, 7)
+    cdef __m512i v8 = _mb16_state(states, g, 8), v9 = _mb16_state(states, g, 9)
+    cdef __m512i v10 = _mb16_state(states, g, 10), v11 = _mb16_state(states, g, 11)
+    cdef __m512i v12 = _mb16_state(states, g, 12), v13 = _mb16_state(states, g, 13)
+    cdef __m512i v14 = _mb16_state(states, g, 14), v15 = _mb16_state(states, g, 15)
+    cdef uint32_t steps = 0
+    cdef size_t j
+    _chacha16_transpose(&v0, &v1, &v2, &v3)
+    _chacha16_transpose(&v4, &v5, &v6, &v7)
+    _chacha16_transpose(&v8, &v9, &v10, &v11)
+    _chacha16_transpose(&v12, &v13, &v14, &v15)
+    _mb16_rows4(mb_in, 0, v0, v4, v8, v12)
+    _mb16_rows4(mb_in, 1, v1, v5, v9, v13)
+    _mb16_rows4(mb_in, 2, v2, v6, v10, v14)
+    _mb16_rows4(mb_in, 3, v3, v7, v11, v15)
+    for j in range(16):
+        out[j] = out_in[j] if j < g else NULL
+        nblocks[j] = nblocks_in[j] if j < g else 0
+        if nblocks[j] > steps:
+            steps = nblocks[j]
+    return steps
+
+
 cdef void chacha20_lanes_avx512(const uint32_t* states, size_t nlanes, uint8_t* const* out,
                                 const uint32_t* nblocks) noexcept nogil:
     """The kernel_table entry chacha20_lanes (see _kernel.pxd): 16 lanes a
@@ -105,7 +157,7 @@ cdef void chacha20_lanes_avx512(const uint32_t* states, size_t nlanes, uint8_t* 
     cdef uint32_t steps
     while nlanes > 8:
         g = nlanes if nlanes < 16 else 16
-        steps = mb_gather(states, g, 16, mb_in, o, nb, out, nblocks)
+        steps = _mb16_gather(states, g, mb_in, o, nb, out, nblocks)
         _chacha16_lanes(mb_in, steps, o, nb)
         states += 16 * g
         out += g

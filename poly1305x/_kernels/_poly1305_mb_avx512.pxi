@@ -57,30 +57,47 @@ cdef inline __mmask8 _mb44_live(const uint32_t* nblocks, uint32_t blk, size_t g)
     return live
 
 
+cdef inline const uint8_t* _mb44_key(const uint8_t* const* keys, size_t g, size_t j,
+                                    const uint8_t* zero16) noexcept nogil:
+    return keys[j] if j < g else zero16
+
+
 cdef inline uint32_t _mb44_setup(const uint8_t* const* keys, const uint32_t* nblocks,
-                                 size_t g, uint64_t* rl, __m512i* r0, __m512i* r1,
+                                 size_t g, const uint8_t* zero16, __m512i* r0, __m512i* r1,
                                  __m512i* r2) noexcept nogil:
-    # r of lanes 0..g-1 as limb vectors (0 in the lanes past g); returns the
-    # largest block count.  rl: 24 words of scratch.
-    cdef poly1305_state st
-    cdef uint64_t l[3]
+    # r of lanes 0..g-1, clamped, as limb vectors (0 in the lanes past g),
+    # built in registers; returns the largest block count.
+    cdef const uint8_t* k0 = _mb44_key(keys, g, 0, zero16)
+    cdef const uint8_t* k1 = _mb44_key(keys, g, 1, zero16)
+    cdef const uint8_t* k2 = _mb44_key(keys, g, 2, zero16)
+    cdef const uint8_t* k3 = _mb44_key(keys, g, 3, zero16)
+    cdef const uint8_t* k4 = _mb44_key(keys, g, 4, zero16)
+    cdef const uint8_t* k5 = _mb44_key(keys, g, 5, zero16)
+    cdef const uint8_t* k6 = _mb44_key(keys, g, 6, zero16)
+    cdef const uint8_t* k7 = _mb44_key(keys, g, 7, zero16)
+    cdef __m512i m44 = _mm512_set1_epi64(<long long>_p44_mask44())
+    cdef __m512i lo = _mm512_and_epi64(
+        _mm512_set_epi64(<long long>load64_le(k7), <long long>load64_le(k6),
+                         <long long>load64_le(k5), <long long>load64_le(k4),
+                         <long long>load64_le(k3), <long long>load64_le(k2),
+                         <long long>load64_le(k1), <long long>load64_le(k0)),
+        _mm512_set1_epi64(<long long>0x0ffffffc0fffffff))
+    cdef __m512i hi = _mm512_and_epi64(
+        _mm512_set_epi64(<long long>load64_le(k7 + 8), <long long>load64_le(k6 + 8),
+                         <long long>load64_le(k5 + 8), <long long>load64_le(k4 + 8),
+                         <long long>load64_le(k3 + 8), <long long>load64_le(k2 + 8),
+                         <long long>load64_le(k1 + 8), <long long>load64_le(k0 + 8)),
+        _mm512_set1_epi64(<long long>0x0ffffffc0ffffffc))
     cdef uint32_t steps = 0
     cdef size_t j
-    for j in range(8):
-        l[0] = l[1] = l[2] = 0
-        if j < g:
-            poly1305_init(&st, keys[j], keys[j] + 16)
-            _p44_from64(st.r[0], st.r[1], 0, l)
-            if nblocks[j] > steps:
-                steps = nblocks[j]
-        rl[j] = l[0]
-        rl[8 + j] = l[1]
-        rl[16 + j] = l[2]
-    r0[0] = _mm512_loadu_si512(rl)
-    r1[0] = _mm512_loadu_si512(rl + 8)
-    r2[0] = _mm512_loadu_si512(rl + 16)
-    wipe(&st, sizeof(st))
-    wipe(l, sizeof(l))
+    # the clamp, then base 2^64 -> limbs as _p44_from64 (r < 2^124: r2 < 2^36)
+    r0[0] = _mm512_and_epi64(lo, m44)
+    r1[0] = _mm512_and_epi64(_mm512_or_epi64(_mm512_srli_epi64(lo, 44),
+                                             _mm512_slli_epi64(hi, 20)), m44)
+    r2[0] = _mm512_srli_epi64(hi, 24)
+    for j in range(g):
+        if nblocks[j] > steps:
+            steps = nblocks[j]
     return steps
 
 
@@ -144,8 +161,8 @@ cdef void _poly1305_lanes16(const uint8_t* const* keys, const uint8_t* const* ms
     cdef __m512i z = _mm512_setzero_si512()
     cdef uint32_t steps, steps_b, blk
     memset(zero16, 0, 16)
-    steps = _mb44_setup(keys, nblocks, ga, rl, &ra0, &ra1, &ra2)
-    steps_b = _mb44_setup(keys + ga, nblocks + ga, gb, rl, &rb0, &rb1, &rb2)
+    steps = _mb44_setup(keys, nblocks, ga, zero16, &ra0, &ra1, &ra2)
+    steps_b = _mb44_setup(keys + ga, nblocks + ga, gb, zero16, &rb0, &rb1, &rb2)
     if steps_b > steps:
         steps = steps_b
     sa1 = _p44v_times20(ra1)
