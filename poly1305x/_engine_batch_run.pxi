@@ -1,7 +1,8 @@
 # Included by _engine.pyx: many RFC 8439 messages in one call, in C and without
 # the GIL (the face, with its checks and messages: _engine_batch.pxi).
 #
-# Short messages (MB_MAX bytes or less) go through the kernels' multi-buffer
+# Short messages (MB_MAX bytes or less, and no more blocks than the backend's
+# lanes_max_blocks) go through the kernels' multi-buffer
 # ChaCha20 (kernel_table.chacha20_lanes), MB_GROUP at a time: each lane makes
 # one message's block 0 (its Poly1305 key) and its whole key stream in the
 # same steps, so the latency-bound chain of one block 0 per message becomes
@@ -89,6 +90,7 @@ cdef enum:
 
 
 cdef inline uint32_t mb_blocks(size_t n) noexcept nogil:
+    """Block 0 and the message's blocks; n <= MB_MAX (no overflow)."""
     return <uint32_t>(1 + ((n + 63) >> 6))
 
 
@@ -258,6 +260,7 @@ cdef void batch_run(const kernel_table* k, bmsg_t* m, size_t count, bint seal,
     cdef size_t start[MB_BLOCKS + 2]
     cdef size_t i, nshort = 0, g
     cdef uint32_t b
+    cdef uint32_t most = k.lanes_max_blocks if k.lanes_max_blocks < MB_BLOCKS else MB_BLOCKS
     if count == 1:
         if seal or m[0].ok:
             one_run(k, &m[0], seal)
@@ -266,7 +269,7 @@ cdef void batch_run(const kernel_table* k, bmsg_t* m, size_t count, bint seal,
     for i in range(count):
         if not seal and not m[i].ok:
             continue
-        if m[i].n <= MB_MAX and k.chacha20_lanes != NULL:
+        if m[i].n <= MB_MAX and mb_blocks(m[i].n) <= most and k.chacha20_lanes != NULL:
             start[mb_blocks(m[i].n) + 1] += 1
             nshort += 1
         else:
@@ -276,7 +279,7 @@ cdef void batch_run(const kernel_table* k, bmsg_t* m, size_t count, bint seal,
     for b in range(1, MB_BLOCKS + 2):
         start[b] += start[b - 1]
     for i in range(count):
-        if (seal or m[i].ok) and m[i].n <= MB_MAX:
+        if (seal or m[i].ok) and m[i].n <= MB_MAX and mb_blocks(m[i].n) <= most:
             b = mb_blocks(m[i].n)
             order[start[b]] = i
             start[b] += 1

@@ -42,30 +42,49 @@ cdef inline void mb4_step(const uint32_t* st, uint32_t blk, uint8_t* const* out,
     wipe(x, sizeof(x))
 
 
+cdef enum:
+    MB4_MAX_BLOCKS = 4      # longer lanes: the one-message kernel's big steps
+
+
 cdef inline void chacha20_lanes_4(const uint32_t* states, size_t nlanes, uint8_t* const* out,
                                   const uint32_t* nblocks, lanes4 like) noexcept nogil:
+    # Lanes of up to MB4_MAX_BLOCKS blocks four at a time; a longer one alone
+    # on chacha20_xor_lanes (4 + 1 or 8 blocks a step beat one block a step
+    # per lane there).
     cdef uint32_t st[64]
+    cdef uint32_t one[16]
     cdef uint8_t* o[4]
     cdef uint32_t nb[4]
-    cdef size_t g, j, w
+    cdef size_t g, j, w, i = 0
     cdef uint32_t steps, blk
-    while nlanes:
-        g = nlanes if nlanes < 4 else 4
+    while i < nlanes:
+        g = 0
         steps = 0
-        for j in range(4):
+        while i < nlanes and g < 4:
+            if nblocks[i] > MB4_MAX_BLOCKS:
+                memcpy(one, states + 16 * i, 64)
+                if lanes4 is p1305x_v4:
+                    chacha20_xor_lanes(one, NULL, out[i], nblocks[i], like, vec_step)
+                else:
+                    chacha20_xor_lanes(one, NULL, out[i], nblocks[i], like, 8)
+            else:
+                for w in range(16):
+                    st[4 * w + g] = states[16 * i + w]
+                o[g] = out[i]
+                nb[g] = nblocks[i]
+                if nb[g] > steps:
+                    steps = nb[g]
+                g += 1
+            i += 1
+        for j in range(g, 4):
             for w in range(16):
-                st[4 * w + j] = states[16 * j + w] if j < g else 0
-            o[j] = out[j] if j < g else NULL
-            nb[j] = nblocks[j] if j < g else 0
-            if nb[j] > steps:
-                steps = nb[j]
+                st[4 * w + j] = 0
+            o[j] = NULL
+            nb[j] = 0
         for blk in range(steps):
             mb4_step(st, blk, o, nb, like)
-        states += 16 * g
-        out += g
-        nblocks += g
-        nlanes -= g
     wipe(st, sizeof(st))
+    wipe(one, sizeof(one))
 
 
 cdef void chacha20_lanes_vec4(const uint32_t* states, size_t nlanes, uint8_t* const* out,

@@ -71,3 +71,6 @@ ctypedef struct kernel_table:
     chacha20_xor_fn chacha20_xor
     chacha20_lanes_fn chacha20_lanes
     poly1305_lanes_fn poly1305_lanes
+    # The longest message (in blocks, block 0 included) for which the lanes
+    # pay on this backend; the engine gives longer ones the one-message path.
+    uint32_t lanes_max_blocks

@@ -539,6 +539,7 @@ else:
 TABLE_PORTABLE.chacha20_xor = chacha20_xor_vec4
 TABLE_PORTABLE.chacha20_lanes = chacha20_lanes_vec4
 TABLE_PORTABLE.poly1305_lanes = poly1305_lanes_portable
+TABLE_PORTABLE.lanes_max_blocks = 5     # 256 B: longer, the 4 + 1 block steps win
 
 cdef kernel_table TABLE_PORTABLE26
 TABLE_PORTABLE26.name = b"portable26"
@@ -546,6 +547,7 @@ TABLE_PORTABLE26.poly1305_blocks = poly1305_blocks_portable26
 TABLE_PORTABLE26.chacha20_xor = chacha20_xor_vec4
 TABLE_PORTABLE26.chacha20_lanes = chacha20_lanes_vec4
 TABLE_PORTABLE26.poly1305_lanes = poly1305_lanes_portable26
+TABLE_PORTABLE26.lanes_max_blocks = 5
 
 cdef kernel_table TABLE_SCALAR
 TABLE_SCALAR.name = b"scalar"
@@ -553,6 +555,7 @@ TABLE_SCALAR.poly1305_blocks = poly1305_blocks_portable
 TABLE_SCALAR.chacha20_xor = chacha20_xor_scalar4
 TABLE_SCALAR.chacha20_lanes = chacha20_lanes_scalar4
 TABLE_SCALAR.poly1305_lanes = poly1305_lanes_portable
+TABLE_SCALAR.lanes_max_blocks = 17      # 1 KiB
 
 # The vector ChaCha20's big step on this CPU.  On x86-64 the 4 + 1 step is
 # taken only where the scalar block runs beside the vector code: on CPUs with

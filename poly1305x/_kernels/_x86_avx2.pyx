@@ -24,6 +24,7 @@ TABLE.poly1305_blocks = poly1305_blocks_avx2
 TABLE.chacha20_xor = chacha20_xor_avx2
 TABLE.chacha20_lanes = chacha20_lanes_ymm
 TABLE.poly1305_lanes = poly1305_lanes_avx2
+TABLE.lanes_max_blocks = 17          # 1 KiB
 
 
 def kernel_tables():

@@ -35,6 +35,7 @@ TABLE.poly1305_blocks = poly1305_blocks_avx512
 TABLE.chacha20_xor = chacha20_xor_avx512
 TABLE.chacha20_lanes = chacha20_lanes_avx512
 TABLE.poly1305_lanes = poly1305_lanes_avx512
+TABLE.lanes_max_blocks = 17          # 1 KiB
 
 
 def kernel_tables():
