@@ -291,12 +291,7 @@ OPERATIONS = {
     "ssh-packet-seal": "chacha20-poly1305@openssh.com seal of one SSH packet "
                        "(poly1305x.openssh.PacketCipher vs asyncssh)",
 }
-OPERATIONS[_bb.NOISE_OPERATION] = (
-    "Noise transport messages of one connection (64 per call): poly1305x.noise.encrypt_many "
-    "against a loop of NoiseConnection.encrypt; time per message")
-OPERATIONS.update({
-    _bb.operation(n): f"ChaCha20-Poly1305 encrypt of {n} messages: encrypt_many against a "
-                      "loop of encrypt; time per message" for n in _bb.BATCH_COUNTS})
+OPERATIONS.update(_bb.OPERATIONS)      # the batch rows (_bench_batch.py)
 
 CASES = [
     Case("poly1305", "poly1305x", _poly_poly1305x),
@@ -332,27 +327,10 @@ CASES = [
     Case("ssh-packet-seal", "poly1305x", _ssh_poly1305x, sizes=SSH_SIZES),
     Case("ssh-packet-seal", "asyncssh", _ssh_asyncssh, sizes=SSH_SIZES),
 ]
-CASES += [
-    Case(_bb.NOISE_OPERATION, "poly1305x", _bb.noise_batch, sizes=_bb.NOISE_SIZES,
-         variant="noise.encrypt_many", needs=("noiseprotocol",)),
-    Case(_bb.NOISE_OPERATION, "poly1305x", _bb.noise_loop(True), sizes=_bb.NOISE_SIZES,
-         variant="loop of connection.encrypt", needs=("noiseprotocol",)),
-    Case(_bb.NOISE_OPERATION, "cryptography", _bb.noise_loop(False), sizes=_bb.NOISE_SIZES,
-         variant="noiseprotocol's cipher, loop", needs=("noiseprotocol",)),
-]
-for _n in _bb.BATCH_COUNTS:
-    CASES += [
-        Case(_bb.operation(_n), "poly1305x", _bb.batch_poly1305x(_n), sizes=_bb.BATCH_SIZES,
-             variant="encrypt_many"),
-        Case(_bb.operation(_n), "poly1305x", _bb.loop_poly1305x(_n), sizes=_bb.BATCH_SIZES,
-             variant="loop of encrypt"),
-        Case(_bb.operation(_n), "cryptography", _bb.loop_cryptography(_n),
-             sizes=_bb.BATCH_SIZES, variant="loop of encrypt"),
-    ]
+CASES += _bb.cases(Case)
 
 # Operations whose sizes are their own (not the 64 B .. 1 MiB ladder)
-FIXED_SIZES = ("hpke-seal", "hpke-key-seal", "ssh-packet-seal", _bb.NOISE_OPERATION) + tuple(
-    _bb.operation(n) for n in _bb.BATCH_COUNTS)
+FIXED_SIZES = ("hpke-seal", "hpke-key-seal", "ssh-packet-seal") + tuple(_bb.OPERATIONS)
 
 # The quick default of ``python -m poly1305x``: the two one-shot operations.
 QUICK_OPERATIONS = ("poly1305", "aead", "aead-new")

@@ -111,6 +111,37 @@ def noise_loop(ours):
     return maker
 
 
+OPERATIONS = {
+    NOISE_OPERATION: "Noise transport messages of one connection (64 per call): "
+                     "poly1305x.noise.encrypt_many against a loop of NoiseConnection.encrypt; "
+                     "time per message",
+    **{operation(n): f"ChaCha20-Poly1305 encrypt of {n} messages: encrypt_many against a "
+                     "loop of encrypt; time per message" for n in BATCH_COUNTS},
+}
+
+
+def cases(case):
+    """The batch rows as _bench.Case objects (``case`` is that class)."""
+    out = [
+        case(NOISE_OPERATION, "poly1305x", noise_batch, sizes=NOISE_SIZES,
+             variant="noise.encrypt_many", needs=("noiseprotocol",)),
+        case(NOISE_OPERATION, "poly1305x", noise_loop(True), sizes=NOISE_SIZES,
+             variant="loop of connection.encrypt", needs=("noiseprotocol",)),
+        case(NOISE_OPERATION, "cryptography", noise_loop(False), sizes=NOISE_SIZES,
+             variant="noiseprotocol's cipher, loop", needs=("noiseprotocol",)),
+    ]
+    for n in BATCH_COUNTS:
+        out += [
+            case(operation(n), "poly1305x", batch_poly1305x(n), sizes=BATCH_SIZES,
+                 variant="encrypt_many"),
+            case(operation(n), "poly1305x", loop_poly1305x(n), sizes=BATCH_SIZES,
+                 variant="loop of encrypt"),
+            case(operation(n), "cryptography", loop_cryptography(n), sizes=BATCH_SIZES,
+                 variant="loop of encrypt"),
+        ]
+    return out
+
+
 def format_summary(rows):
     """Messages per second of each batch row, and encrypt_many's ratio to
     the two loops of the same run ("" when there are no batch rows)."""
