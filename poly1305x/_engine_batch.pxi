@@ -204,30 +204,49 @@ cdef enum:
     # stack (no allocation: a batch of one costs about one encrypt call)
     SMALL_BATCH = 8
     SMALL_SLOTS = 16
-    # Messages per chunk of borrowed buffers: every temporary block stays well
-    # under 64 KiB, the size whose free() makes glibc return the heap's free
-    # top to the system (the next batch would fault its pages in again).
-    BUF_CHUNK = 32
+    # Larger ones use one work block (messages, buffers, order).  The last
+    # one of up to WORK_CACHE bytes is kept for the next batch instead of
+    # being freed: freed under the batch's outputs, 64 KiB or more of it made
+    # glibc hand the heap top back to the system when the caller dropped the
+    # outputs, and the next batch faulted their pages in again.
+    WORK_CACHE = 1 << 20
+
+cdef void* work_cache = NULL
+cdef size_t work_cache_size = 0
+cdef p1305x_word work_cache_busy = 0     # 1 while a batch holds the cached block
 
 
 cdef inline buf_t* batch_bufs(batch_t* b, size_t i) noexcept nogil:
     """The four buffers of message i."""
-    return b.bufs[i // BUF_CHUNK] + 4 * (i % BUF_CHUNK)
+    return b.bufs + 4 * i
 
 
 cdef int batch_alloc(batch_t* b, size_t count) except -1:
-    """The chunks of buffers for count messages, every one not held."""
-    cdef size_t i, j, n = (count + BUF_CHUNK - 1) // BUF_CHUNK
-    b.bufs = <buf_t**>PyMem_Calloc(n + 1, sizeof(buf_t*))
-    if b.bufs == NULL:
+    """The work block for count messages: messages zeroed, every buffer not
+    held; the cached block when it is free and big enough."""
+    global work_cache, work_cache_size
+    cdef size_t i, msz = (count + 1) * sizeof(bmsg_t), bsz = (4 * count + 1) * sizeof(buf_t)
+    cdef size_t need = msz + bsz + (count + 1) * sizeof(size_t)
+    cdef long idle = 0
+    cdef uint8_t* blk = NULL
+    if need <= WORK_CACHE and p1305x_cas(&work_cache_busy, &idle, 1):
+        b.cached = True
+        if work_cache_size < need:
+            PyMem_Free(work_cache)
+            work_cache = PyMem_Malloc(need)
+            work_cache_size = need if work_cache != NULL else 0
+        blk = <uint8_t*>work_cache
+    else:
+        blk = <uint8_t*>PyMem_Malloc(need)
+    if blk == NULL:
         raise MemoryError()
-    for i in range(n):
-        b.bufs[i] = <buf_t*>PyMem_Malloc(4 * BUF_CHUNK * sizeof(buf_t))
-        if b.bufs[i] == NULL:
-            raise MemoryError()
-        b.nchunks = i + 1
-        for j in range(4 * BUF_CHUNK):
-            b.bufs[i][j].held = False
+    b.block = blk
+    memset(blk, 0, msz)
+    b.m = <bmsg_t*>blk
+    b.bufs = <buf_t*>(blk + msz)
+    b.order = <size_t*>(blk + msz + bsz)
+    for i in range(4 * count):
+        b.bufs[i].held = False
     b.count = count
     return 0
 
@@ -275,18 +294,16 @@ cdef void batch_release(batch_t* b) noexcept:
             for j in range(4):
                 Py_XDECREF(b.m[i].refs[j])
                 b.m[i].refs[j] = NULL
-    if b.on_stack:
-        return
-    if b.bufs != NULL:
-        for i in range(b.nchunks):
-            PyMem_Free(b.bufs[i])
-        PyMem_Free(b.bufs)
-        b.bufs = NULL
-    if b.m != NULL:
-        PyMem_Free(b.m)
-        b.m = NULL
-    PyMem_Free(b.order)
+    b.count = 0
+    b.m = NULL
+    b.bufs = NULL
     b.order = NULL
+    if b.cached:
+        b.cached = False
+        p1305x_store(&work_cache_busy, 0)
+    elif b.block != NULL:
+        PyMem_Free(b.block)
+    b.block = NULL
 
 
 cdef int batch_failed(batch_t* b) except -1:
@@ -322,14 +339,13 @@ cdef object batch_call(_AEADKey one, object keys, object nonces, object data,
     cdef list keep = None
     cdef bmsg_t m_small[SMALL_BATCH]
     cdef buf_t bufs_small[4 * SMALL_BATCH]
-    cdef buf_t* chunk_small[1]
     cdef size_t order_small[SMALL_BATCH]
     b.count = 0
-    b.on_stack = False
+    b.cached = False
+    b.block = NULL
     b.held_any = False
     b.m = NULL
     b.bufs = NULL
-    b.nchunks = 0
     b.order = NULL
     ob.held = False
     if one is not None:
@@ -351,20 +367,14 @@ cdef object batch_call(_AEADKey one, object keys, object nonces, object data,
                          else "nonces, data and associated_data must have the same length")
     try:
         if count <= SMALL_BATCH:
-            b.on_stack = True
             memset(m_small, 0, count * sizeof(bmsg_t))
             for i in range(4 * count):
                 bufs_small[i].held = False
-            chunk_small[0] = bufs_small
             b.m = m_small
-            b.bufs = chunk_small
+            b.bufs = bufs_small
             b.order = order_small
             b.count = count
         else:
-            b.m = <bmsg_t*>PyMem_Calloc(count + 1, sizeof(bmsg_t))
-            b.order = <size_t*>PyMem_Malloc((count + 1) * sizeof(size_t))
-            if b.m == NULL or b.order == NULL:
-                raise MemoryError()
             batch_alloc(&b, count)
         batch_borrow(&b, one, keys, nonces, data, associated_data, seal)
         rep = batch_repeated_nonce(b.m, count) if count > 1 else -1

@@ -47,10 +47,11 @@ cdef struct bmsg_t:
 cdef struct batch_t:
     size_t count
     bmsg_t* m
-    buf_t** bufs             # four a message (nonce, data, aad, key), in chunks
-    size_t nchunks           # of BUF_CHUNK messages (see batch_alloc)
+    buf_t* bufs              # four a message: nonce, data, aad, key
     size_t* order            # batch_run's work space
-    bint on_stack            # m, bufs and order belong to the caller's frame
+    void* block              # the work block m, bufs and order are in (or NULL:
+                             # the caller's stack)
+    bint cached              # block is the module's cached one (batch_alloc)
     bint held_any            # some buffer other than bytes was borrowed
 
 
