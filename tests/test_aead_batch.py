@@ -373,3 +373,13 @@ def test_list_emptied_by_another_thread_during_the_batch():
         t.join()
         if got is not None:
             assert got == want
+
+
+def test_one_message_invalid_tag_has_no_indices():
+    a = ChaCha20Poly1305(bytes(32))
+    with pytest.raises(InvalidTag) as info:
+        a.decrypt(bytes(12), bytes(16), None)
+    assert info.value.indices is None
+    with pytest.raises(InvalidTag) as info:
+        a.decrypt_many([bytes(12)], [bytes(16)], None)
+    assert info.value.indices == [0]
