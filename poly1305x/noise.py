@@ -29,6 +29,7 @@ that as many ``connection.encrypt`` calls would use, claimed in one step.
 noiseprotocol is optional (``pip install 'poly1305x[noise]'``); it is imported
 when one of these functions is called.
 """
+import struct
 import threading
 
 from poly1305x._engine import ChaCha20Poly1305 as _AEAD
@@ -37,6 +38,7 @@ __all__ = ["ChaChaPolyCipher", "backend", "use_with_noiseprotocol", "encrypt_man
            "decrypt_many"]
 
 _claim = threading.Lock()  # nonce ranges of the batch functions are claimed under it
+_nonce = struct.Struct("<4xQ").pack  # Noise's ChaChaPoly nonce: 32 zero bits, 64-bit LE n
 
 _cipher_class = None  # ChaChaPolyCipher, built on first use (needs noiseprotocol)
 _default_original = None  # noiseprotocol's class, while ours is in the default table
@@ -173,7 +175,7 @@ def encrypt_many(connection, messages):
     if aead is None or not cs.has_key():
         return [connection.encrypt(m) for m in messages]
     first = _reserve(cs, len(messages))
-    nonces = [((first + i) << 32).to_bytes(12, "little") for i in range(len(messages))]
+    nonces = [_nonce(first + i) for i in range(len(messages))]
     return aead.encrypt_many(nonces, messages, None)
 
 
@@ -190,7 +192,7 @@ def decrypt_many(connection, messages):
         return [connection.decrypt(m) for m in messages]
     count = len(messages)
     first = _reserve(cs, count)
-    nonces = [((first + i) << 32).to_bytes(12, "little") for i in range(count)]
+    nonces = [_nonce(n) for n in range(first, first + count)]
     try:
         return aead.decrypt_many(nonces, messages, None)
     except InvalidTag as exc:
