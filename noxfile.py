@@ -29,6 +29,7 @@ import glob
 import os
 import platform
 import re
+import runpy
 import shutil
 import subprocess
 import sys
@@ -39,6 +40,10 @@ from nox.command import CommandFailed
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.join(ROOT, "tests")
+# The backends of a build without any ISA module, from the backend registry
+# (plain data; read without importing the package).
+REGISTRY = runpy.run_path(os.path.join(ROOT, "poly1305x", "_kernels", "_registry.py"))["BACKENDS"]
+PORTABLE_BACKENDS = [b["name"] for b in REGISTRY if b["target"] is None and not b["emulated"]]
 # 3.9 and 3.10 are end-of-life and no longer supported (docs/platforms.md).
 PYTHONS = ["3.11", "3.12", "3.13", "3.14", "3.15"]
 DEV_PYTHON = "3.11"
@@ -166,9 +171,9 @@ def nosimd(session):
     """POLY1305X_NO_SIMD=1, as a compiler without AVX2/AVX-512 intrinsics
     builds it: only the portable kernels, and the tests pass."""
     _install(session, POLY1305X_NO_SIMD="1")
-    session.run("python", "-c", "import poly1305x, sys; from poly1305x import _dispatch; "
+    session.run("python", "-c", "import poly1305x, sys; from poly1305x._core import _dispatch; "
                 "b = poly1305x.backends(); print('backends:', b); "
-                "sys.exit(b != ['portable', 'portable26', 'scalar'] "
+                f"sys.exit(b != {PORTABLE_BACKENDS!r} "
                 "or bool(_dispatch.emulated_backends()))")
     _pytest(session)
 
@@ -208,22 +213,26 @@ exts = sorted(n for n in names if n.endswith((".so", ".pyd")))
 print("extension modules:", *exts, sep="\\n  ")
 assert not [n for n in exts if "_emu" in n], "the test-only SIMDe module is in a release wheel"
 assert not [n for n in names if n.endswith(".c")], "generated C in the wheel"
-for need in ("poly1305x/py.typed", "poly1305x/_engine.pyi", "poly1305x/_dispatch.pyi"):
+for need in ("poly1305x/py.typed", "poly1305x/_core/_engine.pyi", "poly1305x/_core/_dispatch.pyi"):
     assert need in names, "missing " + need
 '''
 
 
-# Which instructions each extension module of the wheel contains (objdump):
-# the modules imported unconditionally must be baseline x86-64 (no VEX/EVEX
-# instruction at all), _kernels/_x86_avx2 no AVX-512 (no zmm, opmask or xmm16-31).
+# Which instructions each extension module of the wheel contains (objdump),
+# against what the wheel's own backend registry (_kernels/_registry.py) says
+# each may hold: the modules imported unconditionally (every module that is no
+# backend's, and the "baseline" ones) no VEX/EVEX instruction at all, "avx2"
+# ones no AVX-512 (no zmm, opmask or xmm16-31).
 WHEEL_ISA = r'''
-import os, re, subprocess, sys, tempfile, zipfile
+import os, re, runpy, subprocess, sys, tempfile, zipfile
 tmp = tempfile.mkdtemp()
 zipfile.ZipFile(sys.argv[1]).extractall(tmp)
 vex = re.compile(r"^\s+[0-9a-f]+:\s+v[a-z0-9]+\s", re.M)
 evex = re.compile(r"%zmm|%k[0-7]\b|%[xy]mm(1[6-9]|2\d|3[01])\b")
 bad = []
 pkg = os.path.join(tmp, "poly1305x")
+registry = runpy.run_path(os.path.join(pkg, "_kernels", "_registry.py"))["BACKENDS"]
+isa = {b["module"].rsplit(".", 1)[1]: b["isa"] for b in registry}
 for name in sorted(os.path.relpath(os.path.join(d, f), pkg)
                    for d, _, files in os.walk(pkg) for f in files):
     if not name.endswith(".so"):
@@ -232,10 +241,10 @@ for name in sorted(os.path.relpath(os.path.join(d, f), pkg)
                          capture_output=True, text=True, check=True).stdout
     n_vex, n_evex = len(vex.findall(asm)), len(evex.findall(asm))
     print(f"{name:50} VEX/EVEX instructions: {n_vex:5}   AVX-512 operands: {n_evex:5}")
-    mod = os.path.basename(name).split(".")[0]
-    if mod == "_x86_avx512":
+    kind = isa.get(os.path.basename(name).split(".")[0], "baseline")
+    if kind == "avx512":
         continue
-    if (mod == "_x86_avx2" and n_evex) or (mod != "_x86_avx2" and (n_vex or n_evex)):
+    if (kind == "avx2" and n_evex) or (kind == "baseline" and (n_vex or n_evex)):
         bad.append(name)
 assert not bad, f"instructions beyond the module's ISA in {bad}"
 '''
@@ -309,7 +318,7 @@ def oldcpu(session):
     probe = ("import sys, poly1305x; "
              "print('cpu:', sorted(poly1305x.cpu_features()), 'backends:', poly1305x.backends()); "
              "simd = sorted(m for m in sys.modules if m.startswith('poly1305x._kernels._x86')); "
-             "assert poly1305x.backends() == ['portable', 'portable26', 'scalar'], "
+             f"assert poly1305x.backends() == {PORTABLE_BACKENDS!r}, "
              "poly1305x.backends(); "
              "assert not simd, simd")
     for cpu in ("Nehalem", "SandyBridge"):
@@ -370,7 +379,7 @@ def freethreaded(session):
     # SIMD ones included) must leave the GIL off.
     session.run(py, "-W", "error::RuntimeWarning", "-c",
                 "import sys, poly1305x, poly1305x.aead, poly1305x.openssh, poly1305x.hpke; "
-                "from poly1305x import _dispatch; [_dispatch.set_backend(b) for b in "
+                "from poly1305x._core import _dispatch; [_dispatch.set_backend(b) for b in "
                 "poly1305x.backends() + _dispatch.emulated_backends()]; "
                 "print('GIL enabled after import:', sys._is_gil_enabled()); "
                 "sys.exit(sys._is_gil_enabled())", external=True)

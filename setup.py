@@ -8,11 +8,16 @@ run-time CPU check.
 
 Environment switches (for testing portable builds on this machine):
   POLY1305X_NO_SIMD=1     build no SIMD extension (as on a compiler without them)
+  POLY1305X_NO_AVX512=1   build no AVX-512 extension; POLY1305X_NO_AVX2=1: no
+                          AVX2 one (each backend's switch: _kernels/_registry.py)
   POLY1305X_NO_INT128=1   build the base-2^64 loop without unsigned __int128
   POLY1305X_NO_VEC=1      build the portable ChaCha20 without GCC/Clang vector
                           extensions (scalar lanes), as a compiler without them
   POLY1305X_VEC_SSE2=1    build it on SSE2 intrinsics, as MSVC on x64 does
-  POLY1305X_CFLAGS="..."  extra compiler flags for every extension (sanitizers)
+  POLY1305X_CFLAGS="..."  extra compiler flags for every extension (sanitizers);
+                          also turns off stripping
+  POLY1305X_NO_STRIP=1    keep the symbol table (default: the modules are
+                          linked stripped, -s, unless built with --debug)
   POLY1305X_SIMDE=1       also build _kernels._x86_avx512_emu: the AVX-512
                           kernels compiled against SIMDe (Debian: libsimde-dev),
                           a test-only backend that checks them on CPUs without
@@ -20,6 +25,7 @@ Environment switches (for testing portable builds on this machine):
 """
 import os
 import platform
+import runpy
 import shlex
 import sys
 import sysconfig
@@ -31,35 +37,31 @@ from setuptools.command.build_ext import build_ext
 HERE = os.path.dirname(os.path.abspath(__file__))
 PKG = os.path.join(HERE, "poly1305x")
 KERNELS = os.path.join(PKG, "_kernels")
+CORE = os.path.join(PKG, "_core")
 
-SIMD = {
-    "poly1305x._kernels._x86_avx2": ["-mavx2"],
-    "poly1305x._kernels._x86_avx512": ["-mavx2", "-mavx512f", "-mavx512vl", "-mavx512ifma"],
-    "poly1305x._kernels._x86_avx512_emu": ["-mavx2", "-DPOLY1305X_SIMDE"],
-}
-
+# The backends as data (poly1305x/_kernels/_registry.py: literals only, run
+# here without importing the package): every module with compiler flags is an
+# ISA module, built after its probe compiles, unless its switch is set.
+REGISTRY = runpy.run_path(os.path.join(KERNELS, "_registry.py"))["BACKENDS"]
+ISA_MODULES = {b["module"]: b for b in REGISTRY if b["cflags"]}
+SIMD = {m: list(b["cflags"]) for m, b in ISA_MODULES.items()}
 # MSVC has no per-extension ISA switches finer than /arch.
-MSVC_SIMD = {
-    "poly1305x._kernels._x86_avx2": ["/arch:AVX2"],
-    "poly1305x._kernels._x86_avx512": ["/arch:AVX512"],
-    "poly1305x._kernels._x86_avx512_emu": ["/arch:AVX2", "/DPOLY1305X_SIMDE"],
-}
-
+MSVC_SIMD = {m: list(b["msvc"]) for m, b in ISA_MODULES.items()}
 # A probe per ISA: compiles only if the compiler knows the intrinsics.
-PROBES = {
-    "poly1305x._kernels._x86_avx2": "#include <immintrin.h>\nint main(void){__m256i a=_mm256_set1_epi32(1);"
-                           "a=_mm256_mul_epu32(a,a);return _mm256_extract_epi32(a,0)-1;}\n",
-    "poly1305x._kernels._x86_avx512_emu": "#define SIMDE_ENABLE_NATIVE_ALIASES\n#include <simde/x86/avx512.h>\n"
-                                 "int main(void){__m512i a=_mm512_set1_epi64(1);a=_mm512_rol_epi32(a,7);"
-                                 "return 0;}\n",
-    "poly1305x._kernels._x86_avx512": "#include <immintrin.h>\nint main(void){__m512i a=_mm512_set1_epi64(1);"
-                             "a=_mm512_madd52lo_epu64(a,a,a);a=_mm512_rol_epi32(a,7);"
-                             "return (int)_mm_cvtsi128_si32(_mm512_castsi512_si128(a))&0;}\n",
-}
+PROBES = {m: b["probe"] for m, b in ISA_MODULES.items()}
 
 
 def _flag(name):
     return os.environ.get(name, "").strip() not in ("", "0", "false", "no")
+
+
+def _wanted(b):
+    """Whether the build switches ask for backend entry b's module."""
+    if b["opt_in"] and not _flag(b["opt_in"]):
+        return False
+    if b["cflags"] and _flag("POLY1305X_NO_SIMD"):
+        return False
+    return not (b["switch"] and _flag(b["switch"]))
 
 
 def _is_x86_64():
@@ -86,14 +88,34 @@ class BuildExt(build_ext):
                 return False
         return True
 
+    def _strip_args(self, msvc, extra):
+        """Linker flags that leave out the symbol table and debug info: a
+        release module needs neither (a third of the size).  Kept for --debug,
+        POLY1305X_CFLAGS (sanitizer and valgrind builds) and POLY1305X_NO_STRIP."""
+        if msvc or self.debug or extra or _flag("POLY1305X_NO_STRIP"):
+            return []
+        if sys.platform == "darwin" or "apple" in sysconfig.get_platform():
+            return ["-Wl,-S,-x"]    # ld64 has no -s: drop debug info and local symbols
+        return ["-s"]
+
     def build_extensions(self):
         msvc = self.compiler.compiler_type == "msvc"
+        if not self._compiles("#include <Python.h>\nint main(void){return 0;}\n", []):
+            # Said before anything else: otherwise pip shows only "Failed to
+            # build poly1305x" after a page of compiler output.
+            raise SystemExit(
+                "poly1305x builds C extension modules from source and needs a C compiler "
+                "and the Python headers; none that work were found (compiler: "
+                f"{(getattr(self.compiler, 'compiler_so', None) or ['?'])[0]}). "
+                "Debian/Ubuntu: apt-get install gcc python3-dev; Fedora: dnf install gcc "
+                "python3-devel; macOS: xcode-select --install; Windows: the Visual Studio "
+                "Build Tools (C++)")
         extra = shlex.split(os.environ.get("POLY1305X_CFLAGS", ""))
         kept, dropped = [], []
         for ext in self.extensions:
             if ext.name in SIMD:
                 flags = MSVC_SIMD[ext.name] if msvc else SIMD[ext.name]
-                if _flag("POLY1305X_NO_SIMD") or not _is_x86_64() or \
+                if not _wanted(ISA_MODULES[ext.name]) or not _is_x86_64() or \
                         not self._compiles(PROBES[ext.name], flags):
                     dropped.append(ext.name)
                     continue
@@ -101,8 +123,7 @@ class BuildExt(build_ext):
             else:
                 ext.extra_compile_args = []
             ext.extra_compile_args += (["/O2"] if msvc else ["-O3"]) + extra
-            if extra:
-                ext.extra_link_args = list(extra)
+            ext.extra_link_args = list(extra) + self._strip_args(msvc, extra)
             kept.append(ext)
         self.extensions = kept
         if not os.environ.get("POLY1305X_ONLY"):
@@ -127,11 +148,11 @@ def _extensions():
 
     macros = [(m, "1") for m in ("POLY1305X_NO_INT128", "POLY1305X_NO_VEC", "POLY1305X_VEC_SSE2")
               if _flag(m)]
-    names = ["_kernels._portable", "_dispatch", "_engine", "_ssh"]
-    if _is_x86_64() and not _flag("POLY1305X_NO_SIMD"):
-        names += ["_kernels._x86_avx2", "_kernels._x86_avx512"]
-        if _flag("POLY1305X_SIMDE"):
-            names.append("_kernels._x86_avx512_emu")
+    names = ["_core._dispatch", "_core._engine", "openssh._ssh"]
+    for b in REGISTRY:                # each kernel module once
+        name = b["module"][len("poly1305x."):]
+        if name not in names and _wanted(b) and (b["target"] is None or _is_x86_64()):
+            names.append(name)
     paths = {n: "poly1305x/" + n.replace(".", "/") + ".pyx" for n in names}
     names = [n for n in names if os.path.exists(os.path.join(HERE, paths[n]))]
     # Development aid: POLY1305X_ONLY=_x86_avx2,_portable rebuilds just those
@@ -139,7 +160,7 @@ def _extensions():
     only = [n.strip() for n in os.environ.get("POLY1305X_ONLY", "").split(",") if n.strip()]
     if only:
         names = [n for n in names if n.rsplit(".", 1)[-1] in only]
-    exts = [Extension(f"poly1305x.{n}", [paths[n]], include_dirs=[PKG, KERNELS],
+    exts = [Extension(f"poly1305x.{n}", [paths[n]], include_dirs=[CORE, KERNELS],
                       define_macros=macros) for n in names]
     return cythonize(
         exts,

@@ -79,7 +79,7 @@ echo "freethreaded: GIL after importing poly1305x (PYTHON_GIL unset)"
 "$vpy" -W error::RuntimeWarning -c '
 import sys
 import poly1305x, poly1305x.aead, poly1305x.mac, poly1305x.hpke, poly1305x.openssh
-from poly1305x import _dispatch
+from poly1305x._core import _dispatch
 for name in poly1305x.backends() + _dispatch.emulated_backends():
     _dispatch.set_backend(name)             # imports every SIMD module
 print("  modules:", sorted(m for m in sys.modules if m.startswith("poly1305x._")))

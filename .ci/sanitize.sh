@@ -109,12 +109,12 @@ export POLY1305X_SANITIZED=1  # tests may shorten their budgets
 cd "$WORK"
 "$PY" - <<'EOF'
 import os, sys
-import poly1305x, poly1305x._engine as e, poly1305x._kernels._portable as p
+import poly1305x, poly1305x._core._engine as e, poly1305x._kernels._portable as p
 here = os.getcwd()
 for m in (poly1305x, e, p):
     assert os.path.realpath(m.__file__).startswith(os.path.realpath(here)), \
         f"sanitize: {m.__name__} imported from {m.__file__}, not the sanitized copy"
-from poly1305x import _dispatch
+from poly1305x._core import _dispatch
 print("sanitize: backends", poly1305x.backends(), "emulated", _dispatch.emulated_backends(),
       file=sys.stderr)
 EOF

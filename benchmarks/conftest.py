@@ -1,16 +1,14 @@
 """Shared helpers of the benchmark suite (pytest-benchmark).
 
 Not collected by a plain ``pytest`` run (pyproject's testpaths is ``tests``);
-run it with ``python -m pytest benchmarks/``.  What each operation calls is
-defined once, in ``poly1305x._bench.CASES``, and shared with
-``python -m poly1305x bench``.
+run it with ``python -m pytest benchmarks/``.  What each operation calls,
+which (case, backend, size) triples there are, and how a call is timed are
+defined once, in ``poly1305x._tools._bench`` (``CASES``, ``plan``,
+``calibrate``), and shared with ``python -m poly1305x bench``.
 """
-import time
-
 import pytest
 
-import poly1305x
-from poly1305x import _bench
+from poly1305x._tools import _bench
 
 # Every case runs through benchmark.pedantic with its own calibration: calls
 # are batched so that one round lasts about ROUND_TIME (a sub-microsecond call
@@ -24,40 +22,23 @@ MAX_ROUNDS = 1000
 
 
 def calibrate(fn):
-    """(iterations per round, rounds) for a callable."""
-    def batch(n):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        return time.perf_counter() - t0
-
-    fn()
-    n = 1
-    while batch(n) < 1e-3 and n < 1 << 20:
-        n *= 4
-    # The fastest of a few batches: one preempted batch must not set the plan.
-    per_call = min(batch(n) for _ in range(3)) / n
-    iterations = max(1, int(ROUND_TIME / per_call))
+    """(iterations per round, rounds) for a callable: the command line's
+    calibration (``_bench.calibrate``), with rounds of ROUND_TIME."""
+    iterations, per_call = _bench.calibrate(fn, min_time=ROUND_TIME)
     rounds = int(CASE_TIME / (per_call * iterations))
     return iterations, max(MIN_ROUNDS, min(MAX_ROUNDS, rounds))
 
 
 def params(operations, per_backend=()):
-    """pytest params (case, backend, size) for the given operations: poly1305x
-    on every usable backend for operations in ``per_backend`` (on the default
-    backend otherwise), each peer once.  Emulated backends are never measured."""
-    out = []
-    default = poly1305x.backend()
-    for case in _bench.cases(operations):
-        for size in case.sizes:
-            if case.library == "poly1305x":
-                bks = poly1305x.backends() if case.operation in per_backend else [default]
-            else:
-                bks = [None]
-            for b in bks:
-                ident = f"{case.operation}-{case.ident}{'-' + b if b else ''}-{_bench.size_label(size)}"
-                out.append(pytest.param(case, b, size, id=ident))
-    return out
+    """pytest params (case, backend, size) for the given operations, as
+    ``python -m poly1305x bench`` plans them (``_bench.plan``): poly1305x on
+    every usable backend for operations in ``per_backend`` (on the default
+    backend otherwise), each importable peer once.  Emulated backends are
+    never measured."""
+    return [pytest.param(case, b, size,
+                         id=f"{case.operation}-{case.ident}{'-' + b if b else ''}-"
+                            f"{_bench.size_label(size)}")
+            for case, b, size in _bench.plan(operations, per_backend=per_backend)]
 
 
 def run_case(benchmark, case, backend, size):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Turn a pytest-benchmark JSON file into a Markdown comparison table, and
-optionally a throughput plot.
+optionally the throughput figures (one PNG per operation).
 
     python -m pytest benchmarks/ --benchmark-json=out.json
     python benchmarks/report.py out.json [--plot out.png] [--stat min]
@@ -13,14 +13,14 @@ import json
 import re
 import sys
 
-from poly1305x import _bench
+from poly1305x._tools import _bench
 
 _SIZE = re.compile(r"-(\d+)(B|KiB|MiB)$")
 _UNIT = {"B": 1, "KiB": _bench.KiB, "MiB": _bench.MiB}
 
 
 def rows_from_json(doc, stat="median"):
-    """Rows in the shape of ``poly1305x._bench.format_table``, one per benchmark."""
+    """Rows in the shape of ``poly1305x._tools._bench.format_table``, one per benchmark."""
     rows = []
     for b in doc.get("benchmarks", []):
         info = b.get("extra_info") or {}
@@ -81,11 +81,11 @@ def main(argv=None):
     print(_bench.format_table(rows, time_label=f"{args.stat} time/call"))
     if args.plot:
         try:
-            _bench.plot(rows, args.plot, env)
+            written = _bench.plot(rows, args.plot, env)
         except RuntimeError as exc:
             print(f"no plot: {exc}", file=sys.stderr)
             return 1
-        print(f"\nwrote {args.plot}")
+        print(f"\nwrote {', '.join(written)}")
     return 0
 
 

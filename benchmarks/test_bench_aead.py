@@ -14,7 +14,7 @@ Groups ("<operation>-<size>", sizes 64 B to 1 MiB):
 * ``chacha20``: the cipher alone, a new cipher object per message
   (cryptography: ``Cipher(algorithms.ChaCha20(key, nonce16), None).encryptor().update``);
 * ``hpke-seal-100B``: one 100-byte seal with a fresh key, as HPKE does
-  (``poly1305x._engine.chacha20poly1305_seal`` vs cryptography).
+  (``poly1305x._core._engine.chacha20poly1305_seal`` vs cryptography).
 """
 import pytest
 

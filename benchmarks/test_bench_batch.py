@@ -6,7 +6,7 @@ says so and benchmarks/report.py divides by it)."""
 import pytest
 
 from conftest import params, run_case
-from poly1305x import _bench_batch
+from poly1305x._tools import _bench_batch
 
 
 @pytest.mark.parametrize("case,backend,size",

@@ -34,7 +34,7 @@ import pytest
 from conftest import calibrate
 
 import poly1305x
-from poly1305x import _bench
+from poly1305x._tools import _bench
 
 SIZES = (100, 16 * _bench.KiB)
 AAD = b"associated data"

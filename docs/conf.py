@@ -42,5 +42,6 @@ autodoc_default_options = {}
 html_theme = "furo"
 html_title = f"poly1305x {release}"
 html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 pygments_style = "sphinx"
 pygments_dark_style = "monokai"

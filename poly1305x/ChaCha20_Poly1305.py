@@ -10,26 +10,28 @@ for ``Crypto.Cipher.ChaCha20_Poly1305``.
 >>> d.decrypt_and_verify(ct, tag)
 b'secret'
 """
-import os
+from __future__ import annotations
 
-from poly1305x._engine import ChaCha20Poly1305Cipher
+import os
+from typing import TYPE_CHECKING, Optional
+
+from poly1305x._core._engine import ChaCha20Poly1305Cipher
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
 
 __all__ = ["ChaCha20Poly1305Cipher", "new", "key_size"]
 
-key_size = 32
+key_size: int = 32
 
 
-def new(*, key, nonce=None):
+def new(*, key: Buffer, nonce: Optional[Buffer] = None) -> ChaCha20Poly1305Cipher:
     """Create a ChaCha20-Poly1305 (8- or 12-byte nonce, RFC 8439) or
     XChaCha20-Poly1305 (24-byte nonce) cipher; a random 12-byte nonce when
     omitted (see the ``nonce`` attribute).  As in pycryptodome, the nonce is
-    bytes, a bytearray or a memoryview (a strided one too), not a list."""
-    if len(key) != 32:
-        raise ValueError("Key must be 32 bytes long")
+    bytes, a bytearray or a memoryview (a strided one too), not a list.  The
+    checks and messages are the cipher object's (the engine's
+    ChaCha20_Poly1305 face)."""
     if nonce is None:
         nonce = os.urandom(12)
-    if len(nonce) not in (8, 12, 24):
-        raise ValueError("Nonce must be 8, 12 or 24 bytes long")
-    if isinstance(nonce, str) or not isinstance(nonce, (bytes, bytearray, memoryview)):
-        raise TypeError("nonce must be bytes, bytearray or memoryview")
     return ChaCha20Poly1305Cipher(key, nonce)

@@ -10,6 +10,9 @@ from poly1305x._peers import PYCRYPTODOME_FAMILIES
 __all__ = ["AlreadyFinalized", "InvalidSignature", "InvalidTag", "MessageTooLongError",
            "NotContiguousError"]
 
+#: The TypeError for a str key, wherever a key is taken (written once here).
+KEY_NOT_STR = "key must be bytes-like, not str"
+
 
 def _peer(module: str, name: str) -> tuple:
     try:

@@ -38,10 +38,12 @@ put the ``sitecustomize`` recipe of docs/compatibility.md on ``sys.path``.
 import importlib
 import os
 import sys
-import threading
 import warnings
+from types import ModuleType
+from typing import Dict, Iterator
 
 from poly1305x._peers import PYCRYPTODOME_FAMILIES
+from poly1305x._swap import Binding, Switch
 
 __all__ = ["install", "uninstall", "installed"]
 
@@ -55,21 +57,20 @@ _MODULES = {
     "Cipher.ChaCha20_Poly1305": ("poly1305x.ChaCha20_Poly1305", ("new", "ChaCha20Poly1305Cipher")),
 }
 
-_MISSING = object()
-_lock = threading.RLock()
-# One record per replaced module name, in install order:
-# (full name, original module, previous sys.modules entry, previous package
-#  attribute, {patched name: (original value, poly1305x value)})
-_records = []
+# The swap itself (records, the lock, the restore rules): poly1305x._swap.
+_switch = Switch()
+_lock = _switch.lock
+# The module names served, in install order (while _switch is engaged).
+_names: list[str] = []
 
 
-def installed():
+def installed() -> tuple[str, ...]:
     """The module names that poly1305x serves now (empty when not installed)."""
     with _lock:
-        return tuple(rec[0] for rec in _records)
+        return tuple(_names)
 
 
-def _load_family(family):
+def _load_family(family: str) -> Dict[str, ModuleType]:
     """pycryptodome's three original modules of one family, by sub-name; raises
     ImportError when the family is not importable (or lacks one of them)."""
     originals = {}
@@ -83,7 +84,7 @@ def _load_family(family):
     return originals
 
 
-def install():
+def install() -> tuple[str, ...]:
     """Make pycryptodome's Poly1305, ChaCha20 and ChaCha20_Poly1305 modules (and
     pycryptodomex's ``Cryptodome.`` twins) poly1305x's, for code that imported
     them before as well as after this call.
@@ -92,7 +93,7 @@ def install():
     again changes nothing.  Raises ImportError, with the reason, when neither
     pycryptodome nor pycryptodomex can be imported."""
     with _lock:
-        if _records:
+        if _switch.engaged():
             return installed()
         ours = {sub: importlib.import_module(mod) for sub, (mod, _) in _MODULES.items()}
         loaded, reasons = {}, []
@@ -108,64 +109,38 @@ def install():
                 + "; ".join(reasons) + "). Install one (pip install pycryptodome), or use "
                 "poly1305x's modules directly: from poly1305x import ChaCha20_Poly1305")
         try:
-            for family, originals in loaded.items():
-                for sub, original in originals.items():
-                    _swap(f"{family}.{sub}", original, ours[sub], _MODULES[sub][1])
+            _switch.swap(_bindings(loaded, ours))
         except BaseException:
-            _undo()
+            _names.clear()
             raise
         return installed()
 
 
-def _swap(name, original, mine, patch_names):
-    parent_name, _, leaf = name.rpartition(".")
-    parent = sys.modules[parent_name]
-    patched = {}
-    for attr in patch_names:
-        old = original.__dict__.get(attr, _MISSING)
-        new = getattr(mine, attr)
-        patched[attr] = (old, new)
-    # Record first, so that _undo() can restore a half-done swap.
-    _records.append((name, original, sys.modules.get(name, _MISSING),
-                     parent.__dict__.get(leaf, _MISSING), patched))
-    for attr, (_, new) in patched.items():
-        setattr(original, attr, new)
-    sys.modules[name] = mine
-    setattr(parent, leaf, mine)
+def _bindings(loaded: Dict[str, Dict[str, ModuleType]],
+              ours: Dict[str, ModuleType]) -> Iterator[Binding]:
+    """What install() rebinds, module by module: the patched names of
+    pycryptodome's module object, its ``sys.modules`` entry and its package's
+    attribute."""
+    for family, originals in loaded.items():
+        for sub, original in originals.items():
+            name, mine = f"{family}.{sub}", ours[sub]
+            parent_name, _, leaf = name.rpartition(".")
+            _names.append(name)
+            for attr in _MODULES[sub][1]:
+                yield original, attr, getattr(mine, attr)
+            yield sys.modules, name, mine
+            yield sys.modules[parent_name], leaf, mine
 
 
-def _undo():
-    while _records:
-        name, original, prev_module, prev_attr, patched = _records.pop()
-        for attr, (old, new) in patched.items():
-            if original.__dict__.get(attr, _MISSING) is new:   # not rebound since
-                if old is _MISSING:
-                    delattr(original, attr)
-                else:
-                    setattr(original, attr, old)
-        mine = importlib.import_module(_MODULES[name.split(".", 1)[1]][0])
-        if sys.modules.get(name) is mine:
-            if prev_module is _MISSING:
-                del sys.modules[name]
-            else:
-                sys.modules[name] = prev_module
-        parent_name, _, leaf = name.rpartition(".")
-        parent = sys.modules.get(parent_name)
-        if parent is not None and parent.__dict__.get(leaf, _MISSING) is mine:
-            if prev_attr is _MISSING:
-                delattr(parent, leaf)
-            else:
-                setattr(parent, leaf, prev_attr)
-
-
-def uninstall():
+def uninstall() -> None:
     """Undo :func:`install`: pycryptodome's modules, package attributes and
     functions are back.  Does nothing when poly1305x is not installed."""
     with _lock:
-        _undo()
+        _switch.restore()
+        _names.clear()
 
 
-def _env_hook():
+def _env_hook() -> None:
     """POLY1305X_INSTALL=1 (any value but empty or 0): install() when poly1305x
     is imported.  A failure is a warning, never an error of ``import poly1305x``."""
     if os.environ.get("POLY1305X_INSTALL", "").strip() in ("", "0"):

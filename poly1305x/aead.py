@@ -17,7 +17,7 @@ message).
 >>> aead.decrypt_many(nonces, cts, None)
 [b'a', b'bc']
 """
-from poly1305x._engine import (
+from poly1305x._core._engine import (
     ChaCha20Poly1305, XChaCha20Poly1305, decrypt_many, decrypt_many_into, encrypt_many,
     encrypt_many_into,
 )

@@ -41,9 +41,11 @@ b'application data'
 import threading as _threading
 from operator import index as _index
 
-from poly1305x._engine import ChaCha20Poly1305 as _AEAD
-from poly1305x._engine import chacha20poly1305_open, chacha20poly1305_seal
+from poly1305x._core._engine import ChaCha20Poly1305 as _AEAD
+from poly1305x._core._engine import chacha20poly1305_open, chacha20poly1305_seal
 from poly1305x._errors import InvalidTag
+from poly1305x._peers import install_hint as _install_hint
+from poly1305x._swap import Switch as _Switch
 
 # `seal` and `open` are left out of __all__ on purpose: a star import would
 # otherwise shadow the builtin open().
@@ -109,8 +111,10 @@ class Context:
     ``seq`` advances only when a call succeeds (a failed :meth:`open` leaves it
     where it was, so the right ciphertext can still be opened).  Once it
     reaches ``2**96 - 1`` every call raises :class:`MessageLimitReachedError`
-    and nothing is encrypted or released.  A context is stateful: do not share
-    one between threads without a lock.
+    and nothing is encrypted or released.  One context may be shared between
+    threads: each :meth:`seal` claims its sequence number atomically before it
+    encrypts (N concurrent seals use N distinct nonces and leave ``seq`` at
+    N), and opens run one at a time (see :meth:`open`).
 
     A context cannot be copied or pickled (TypeError): two copies would seal
     different messages with the same nonce under the same key.
@@ -123,7 +127,7 @@ class Context:
     :param seq: the sequence number to start at (``0`` for a fresh context).
     """
 
-    __slots__ = ("_aead", "_base", "_seq")
+    __slots__ = ("_aead", "_base", "_seq", "_lock")
 
     def __init__(self, key, base_nonce, seq=0):
         try:
@@ -143,6 +147,7 @@ class Context:
                              "the key schedule derived")
         self._aead = _AEAD(key)
         self._base = base
+        self._lock = _threading.Lock()     # guards _seq (see seal and open)
         self._seq = 0
         self.seq = seq
 
@@ -163,7 +168,8 @@ class Context:
         value = _index(value)
         if not 0 <= value <= _SEQ_LIMIT:
             raise ValueError(f"HPKE sequence number must be in [0, 2**96 - 1], not {value}")
-        self._seq = value
+        with self._lock:
+            self._seq = value
 
     @property
     def base_nonce(self):
@@ -177,24 +183,44 @@ class Context:
         return (self._base ^ seq).to_bytes(NN, "big")
 
     def seal(self, aad, pt):
-        """``ct || tag`` of ``pt`` at the current ``seq``, then ``seq += 1``."""
-        seq = self._seq
-        if seq >= _SEQ_LIMIT:
-            raise MessageLimitReachedError("HPKE message limit reached (seq = 2**96 - 1)")
-        ct = self._aead.encrypt((self._base ^ seq).to_bytes(12, "big"), pt, aad)
-        self._seq = seq + 1
-        return ct
+        """``ct || tag`` of ``pt`` at the current ``seq``, then ``seq += 1``.
+
+        Thread-safe: the sequence number is claimed under the context's lock
+        before encryption starts (the lock is not held while encrypting), so
+        concurrent seals get distinct nonces.  A seal that raises gives its
+        number back when no later one was claimed meanwhile."""
+        with self._lock:
+            seq = self._seq
+            if seq >= _SEQ_LIMIT:
+                raise MessageLimitReachedError("HPKE message limit reached (seq = 2**96 - 1)")
+            self._seq = seq + 1
+        try:
+            return self._aead.encrypt((self._base ^ seq).to_bytes(12, "big"), pt, aad)
+        except BaseException:
+            # Nothing was sealed at seq: hand it back, unless another thread
+            # has claimed seq + 1 since (then a gap, never a reuse).
+            with self._lock:
+                if self._seq == seq + 1:
+                    self._seq = seq
+            raise
 
     def open(self, aad, ct):
         """The plaintext of ``ct`` at the current ``seq``, then ``seq += 1``;
         :class:`poly1305x.InvalidTag` (``seq`` unchanged) when it does not
-        verify."""
-        seq = self._seq
-        if seq >= _SEQ_LIMIT:
-            raise MessageLimitReachedError("HPKE message limit reached (seq = 2**96 - 1)")
-        pt = self._aead.decrypt((self._base ^ seq).to_bytes(12, "big"), ct, aad)
-        self._seq = seq + 1
-        return pt
+        verify.
+
+        Thread-safe: opens on one context run one at a time (the lock is held
+        across the decryption).  As in RFC 9180 and rfc9180, a failed open
+        does not consume its number; claiming the number before decrypting
+        would let a concurrent open take ``seq + 1`` first, and the failure
+        would then leave a gap that desynchronises the two sides."""
+        with self._lock:
+            seq = self._seq
+            if seq >= _SEQ_LIMIT:
+                raise MessageLimitReachedError("HPKE message limit reached (seq = 2**96 - 1)")
+            pt = self._aead.decrypt((self._base ^ seq).to_bytes(12, "big"), ct, aad)
+            self._seq = seq + 1
+            return pt
 
     @property
     def backend(self):
@@ -209,9 +235,8 @@ class Context:
 # that one binding routes every ChaCha20-Poly1305 context created afterwards
 # through poly1305x.  pyhpke's own files are not touched.
 
-_pyhpke_original = None  # pyhpke's class, while ours is installed
+_pyhpke_switch = _Switch()  # our class in pyhpke.aead_key, and back
 _pyhpke_class = None  # our class, made a pyhpke.AEADKeyInterface subclass
-_pyhpke_lock = _threading.Lock()  # the swap is a read-test-write of the two above
 
 
 def _pyhpke_aead_key_module():
@@ -220,7 +245,7 @@ def _pyhpke_aead_key_module():
         from pyhpke.aead_key_interface import AEADKeyInterface
     except ImportError as exc:
         raise ImportError(
-            "use_with_pyhpke() needs pyhpke: pip install 'poly1305x[hpke]'") from exc
+            "use_with_pyhpke() needs pyhpke: " + _install_hint("hpke")) from exc
     if not hasattr(mod, "ChaCha20Poly1305Key"):
         raise ImportError("this pyhpke version has no pyhpke.aead_key.ChaCha20Poly1305Key "
                           "to replace; use poly1305x.hpke directly")
@@ -235,27 +260,20 @@ def use_with_pyhpke(enable=True):
     Returns whether poly1305x was in use before the call.  ImportError when
     pyhpke is not installed (``pip install 'poly1305x[hpke]'``)."""
     mod, interface = _pyhpke_aead_key_module()
-    with _pyhpke_lock:
-        return _swap_pyhpke(mod, interface, enable)
+    with _pyhpke_switch.lock:
+        return _pyhpke_switch.set(enable, lambda: [
+            (mod, "ChaCha20Poly1305Key", _pyhpke_key_class(interface))])
 
 
-def _swap_pyhpke(mod, interface, enable):
-    global _pyhpke_original, _pyhpke_class
-    was_on = _pyhpke_original is not None and mod.ChaCha20Poly1305Key is _pyhpke_class
-    if enable:
-        if not was_on:
-            if _pyhpke_class is None:
-                _pyhpke_class = type("_PyHPKEChaCha20Poly1305Key", (ChaCha20Poly1305Key, interface), {
-                    "__slots__": (),
-                    "__module__": __name__,
-                    "__doc__": "poly1305x's ChaCha20Poly1305Key as a pyhpke.AEADKeyInterface.",
-                })
-            _pyhpke_original = mod.ChaCha20Poly1305Key
-            mod.ChaCha20Poly1305Key = _pyhpke_class
-    elif was_on:
-        mod.ChaCha20Poly1305Key = _pyhpke_original
-        _pyhpke_original = None
-    return was_on
+def _pyhpke_key_class(interface):
+    global _pyhpke_class
+    if _pyhpke_class is None:
+        _pyhpke_class = type("_PyHPKEChaCha20Poly1305Key", (ChaCha20Poly1305Key, interface), {
+            "__slots__": (),
+            "__module__": __name__,
+            "__doc__": "poly1305x's ChaCha20Poly1305Key as a pyhpke.AEADKeyInterface.",
+        })
+    return _pyhpke_class
 
 
 # ---------------------------------------------------------------------------
@@ -266,13 +284,59 @@ def _swap_pyhpke(mod, interface, enable):
 # poly1305x.aead.ChaCha20Poly1305, whose encrypt/decrypt have the shape
 # AEADBase.seal/open call.  AES-GCM and export-only are passed to the original.
 
-_rfc9180_original = None  # rfc9180's AEADBase._get_cipher, while ours is installed
+_rfc9180_switch = _Switch()  # our AEADBase._get_cipher, and back
+_rfc9180_original = None  # rfc9180's AEADBase._get_cipher (ours delegates to it)
 
 
 def _rfc9180_get_cipher(self):
     if int(self.aead_id) == AEAD_ID:
         return _AEAD
     return _rfc9180_original(self)
+
+
+# rfc9180's Context.seal/open read self.seq, run the AEAD, then store seq + 1.
+# poly1305x releases the GIL while it encrypts (from 4 KiB), which would widen
+# that read-then-write into a nonce-reuse window for threads sharing one
+# context.  So, once use_with_rfc9180() has been switched on, seal and open of
+# each context whose AEAD runs on poly1305x are serialised on a lock of that
+# context (rfc9180's own methods run inside it, unchanged).  Contexts on
+# rfc9180's own cipher pass straight through.  The wrappers stay after
+# use_with_rfc9180(False): contexts built while it was on still run on
+# poly1305x, and still need the lock.
+_rfc9180_context_methods = None  # rfc9180's (Context.seal, Context.open), once wrapped
+_rfc9180_lock = _threading.Lock()  # guards the wrapping and each context's lock creation
+
+
+def _rfc9180_context_lock(ctx):
+    lock = ctx.__dict__.get("_poly1305x_lock")
+    if lock is None:
+        with _rfc9180_lock:
+            lock = ctx.__dict__.setdefault("_poly1305x_lock", _threading.Lock())
+    return lock
+
+
+def _rfc9180_locked(method):
+    def locked(self, *args, **kwargs):
+        if getattr(self.aead, "cipher", None) is not _AEAD:
+            return method(self, *args, **kwargs)
+        with _rfc9180_context_lock(self):
+            return method(self, *args, **kwargs)
+
+    locked.__name__ = method.__name__
+    locked.__qualname__ = method.__qualname__
+    locked.__doc__ = method.__doc__
+    locked.__wrapped__ = method
+    return locked
+
+
+def _wrap_rfc9180_context():
+    global _rfc9180_context_methods
+    from rfc9180.context import Context as Rfc9180Context
+    with _rfc9180_lock:
+        if _rfc9180_context_methods is None:
+            _rfc9180_context_methods = (Rfc9180Context.seal, Rfc9180Context.open)
+            Rfc9180Context.seal = _rfc9180_locked(Rfc9180Context.seal)
+            Rfc9180Context.open = _rfc9180_locked(Rfc9180Context.open)
 
 
 def use_with_rfc9180(enable=True):
@@ -282,20 +346,26 @@ def use_with_rfc9180(enable=True):
     afterwards (each builds its AEAD once); idempotent.  rfc9420's default MLS
     provider builds its HPKE through rfc9180, so this switch reaches it too.
 
+    rfc9180's contexts on poly1305x serialise their seal and open on a lock
+    of their own (rfc9180 reads ``seq``, encrypts, then stores ``seq + 1``),
+    so threads sharing one of them never reuse a nonce.
+
     Returns whether poly1305x was in use before the call.  ImportError when
     rfc9180 is not installed (``pip install 'poly1305x[rfc9180]'``)."""
-    global _rfc9180_original
     try:
         from rfc9180.primitives.aead import AEADBase
     except ImportError as exc:
         raise ImportError(
-            "use_with_rfc9180() needs rfc9180: pip install 'poly1305x[rfc9180]'") from exc
-    was_on = _rfc9180_original is not None and AEADBase._get_cipher is _rfc9180_get_cipher
-    if enable:
-        if not was_on:
-            _rfc9180_original = AEADBase._get_cipher
-            AEADBase._get_cipher = _rfc9180_get_cipher
-    elif was_on:
-        AEADBase._get_cipher = _rfc9180_original
-        _rfc9180_original = None
-    return was_on
+            "use_with_rfc9180() needs rfc9180: " + _install_hint("rfc9180")) from exc
+
+    def bindings():
+        global _rfc9180_original
+        current = AEADBase._get_cipher
+        if current is not _rfc9180_get_cipher:
+            _rfc9180_original = current
+        return [(AEADBase, "_get_cipher", _rfc9180_get_cipher)]
+
+    with _rfc9180_switch.lock:
+        if enable:
+            _wrap_rfc9180_context()
+        return _rfc9180_switch.set(enable, bindings)

@@ -33,11 +33,12 @@ configuration::
 rfc9420 is optional (``pip install 'poly1305x[mls]'``); it is imported when a
 provider is created.
 """
-from poly1305x._dispatch import backend as _backend
-from poly1305x._engine import ChaCha20Poly1305 as _AEAD
-from poly1305x._engine import chacha20poly1305_open as _open
-from poly1305x._engine import chacha20poly1305_seal as _seal
+from poly1305x._core._dispatch import backend as _backend
+from poly1305x._core._engine import ChaCha20Poly1305 as _AEAD
+from poly1305x._core._engine import chacha20poly1305_open as _open
+from poly1305x._core._engine import chacha20poly1305_seal as _seal
 from poly1305x._errors import InvalidTag as _InvalidTag
+from poly1305x._peers import install_hint as _install_hint
 
 __all__ = ["CHACHA20POLY1305_SUITES", "CryptoProvider"]
 
@@ -55,7 +56,7 @@ def _rfc9420():
         from cryptography.exceptions import InvalidTag
     except ImportError as exc:
         raise ImportError(
-            "poly1305x.mls.CryptoProvider needs rfc9420: pip install 'poly1305x[mls]'") from exc
+            "poly1305x.mls.CryptoProvider needs rfc9420: " + _install_hint("mls")) from exc
     return HPKE, OpenError, DefaultCryptoProvider, InvalidTag
 
 

@@ -32,7 +32,10 @@ when one of these functions is called.
 import struct
 import threading
 
-from poly1305x._engine import ChaCha20Poly1305 as _AEAD
+from poly1305x._core._engine import ChaCha20Poly1305 as _AEAD
+from poly1305x._peers import install_hint as _install_hint
+from poly1305x._peers import no_attribute
+from poly1305x._swap import Switch
 
 __all__ = ["ChaChaPolyCipher", "backend", "use_with_noiseprotocol", "encrypt_many",
            "decrypt_many"]
@@ -41,7 +44,7 @@ _claim = threading.Lock()  # nonce ranges of the batch functions are claimed und
 _nonce = struct.Struct("<4xQ").pack  # Noise's ChaChaPoly nonce: 32 zero bits, 64-bit LE n
 
 _cipher_class = None  # ChaChaPolyCipher, built on first use (needs noiseprotocol)
-_default_original = None  # noiseprotocol's class, while ours is in the default table
+_switch = Switch()  # ours in noiseprotocol's default cipher table, and back
 
 
 def _noise():
@@ -50,7 +53,7 @@ def _noise():
         from noise.functions.cipher import Cipher
     except ImportError as exc:
         raise ImportError(
-            "poly1305x.noise needs noiseprotocol: pip install 'poly1305x[noise]'") from exc
+            "poly1305x.noise needs noiseprotocol: " + _install_hint("noise")) from exc
     return Cipher, DefaultNoiseBackend, noise_backend
 
 
@@ -95,7 +98,7 @@ def __getattr__(name):
     # once noiseprotocol is imported: build it when first asked for.
     if name == "ChaChaPolyCipher":
         return _cipher()[0]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise no_attribute(__name__, name)
 
 
 def backend():
@@ -117,17 +120,9 @@ def use_with_noiseprotocol(enable=True):
 
     Returns whether poly1305x was in use before the call.  ImportError when
     noiseprotocol is not installed (``pip install 'poly1305x[noise]'``)."""
-    global _default_original
-    cls, _, default = _cipher()
-    was_on = _default_original is not None and default.ciphers.get("ChaChaPoly") is cls
-    if enable:
-        if not was_on:
-            _default_original = default.ciphers.get("ChaChaPoly")
-            default.ciphers["ChaChaPoly"] = cls
-    elif was_on:
-        default.ciphers["ChaChaPoly"] = _default_original
-        _default_original = None
-    return was_on
+    with _switch.lock:
+        cls, _, default = _cipher()
+        return _switch.set(enable, lambda: [(default.ciphers, "ChaChaPoly", cls)])
 
 
 # ---------------------------------------------------------------------------

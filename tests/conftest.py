@@ -9,7 +9,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 
 import poly1305x  # noqa: E402
-from poly1305x import _dispatch  # noqa: E402
+from poly1305x._core import _dispatch  # noqa: E402
 
 ALL_BACKENDS = poly1305x.backends() + _dispatch.emulated_backends()
 

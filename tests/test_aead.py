@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import poly1305x
 from poly1305x import ChaCha20_Poly1305, InvalidTag
 from poly1305x.aead import ChaCha20Poly1305, XChaCha20Poly1305
+from poly1305x._kernels._vectors import AEAD_2_8_2
 from _helpers import chunks, flipped, h, run_threads
 from reference import chacha20_poly1305_seal as ref_seal
 from Crypto.Cipher import ChaCha20_Poly1305 as PyCryptodomeAEAD
@@ -80,18 +81,14 @@ def test_wycheproof_xchacha20_poly1305(backend):
     _check_wycheproof(backend, XCHACHA_CASES, XChaCha20Poly1305, 24)
 
 
-SUNSCREEN = (b"Ladies and Gentlemen of the class of '99: If I could offer you only one tip for "
-             b"the future, sunscreen would be it.")
+SUNSCREEN = AEAD_2_8_2["pt"]
 
 
 # RFC 8439 section 2.8.2 and draft-irtf-cfrg-xchacha-03 appendix A.3.1 seal the
 # same text under the same key and aad: (cryptography face, nonce, ct, tag).
 SUNSCREEN_VECTORS = [
-    pytest.param(ChaCha20Poly1305, "070000004041424344454647",
-                 "d31a8d34648e60db7b86afbc53ef7ec2a4aded51296e08fea9e2b5a736ee62d63dbea45e8ca967"
-                 "1282fafb69da92728b1a71de0a9e060b2905d6a5b67ecd3b3692ddbd7f2d778b8c9803aee3280"
-                 "91b58fab324e4fad675945585808b4831d7bc3ff4def08e4b7a9de576d26586cec64b6116",
-                 "1ae10b594f09e26a7e902ecbd0600691", id="rfc8439-2.8.2"),
+    pytest.param(ChaCha20Poly1305, AEAD_2_8_2["nonce"].hex(), AEAD_2_8_2["ct"].hex(),
+                 AEAD_2_8_2["tag"].hex(), id="rfc8439-2.8.2"),
     pytest.param(XChaCha20Poly1305, "404142434445464748494a4b4c4d4e4f5051525354555657",
                  "bd6d179d3e83d43b9576579493c0e939572a1700252bfaccbed2902c21396cbb731c7f1b0b4aa6"
                  "440bf3a82f4eda7e39ae64c6708c54c216cb96b72e1213b4522f8c9ba40db5d945b11b69b982c"

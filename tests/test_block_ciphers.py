@@ -1,6 +1,6 @@
 """Poly1305 over a 128-bit block cipher: poly1305x.Poly1305.new(cipher=...,
 key_order=...) and Poly1305.mac_with_cipher, with the adapters of
-poly1305x._ciphers."""
+poly1305x._core._ciphers."""
 import os
 import random
 import types
@@ -10,7 +10,8 @@ import pytest
 
 import poly1305x
 import reference
-from poly1305x import ChaCha20, Poly1305, _dispatch
+from poly1305x import ChaCha20, Poly1305
+from poly1305x._core import _dispatch
 
 from Crypto.Cipher import AES as Crypto_AES  # noqa: E402
 from Crypto.Cipher import DES, DES3, ARC4, Blowfish, Salsa20  # noqa: E402

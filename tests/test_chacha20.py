@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import poly1305x
 from poly1305x import ChaCha20
+from poly1305x._kernels._vectors import CHACHA20_2_4_2
 from _helpers import h
 from reference import chacha20_block, chacha20_xor as ref_xor, hchacha20 as ref_hchacha20
 from Crypto.Cipher import ChaCha20 as PyCryptodomeChaCha20
@@ -16,16 +17,12 @@ import Crypto
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
 
 
-SUNSCREEN = (b"Ladies and Gentlemen of the class of '99: If I could offer you only one tip for "
-             b"the future, sunscreen would be it.")
+SUNSCREEN = CHACHA20_2_4_2["pt"]
 
 
 def test_rfc8439_2_4_2(backend):
-    key, nonce = bytes(range(32)), h("000000000000004a00000000")
-    expected = h("6e2e359a2568f98041ba0728dd0d6981e97e7aec1d4360c20a27afccfd9fae0bf91b65c552"
-                 "4733ab8f593dabcd62b3571639d624e65152ab8f530c359f0861d807ca0dbf500d6a6156a3"
-                 "8e088a22b65e52bc514d16ccf806818ce91ab77937365af90bbf74a35be6b40b8eedf2785e"
-                 "42874d")
+    v = CHACHA20_2_4_2
+    key, nonce, expected = v["key"], v["nonce"], v["ct"]
     c = ChaCha20.new(key=key, nonce=nonce)
     c.seek(64)                                  # block counter 1
     assert c.encrypt(SUNSCREEN) == expected

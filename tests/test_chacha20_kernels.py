@@ -18,7 +18,8 @@ import pytest
 
 import poly1305x
 import reference
-from poly1305x import _dispatch
+from poly1305x._core import _dispatch
+from poly1305x._kernels._vectors import CHACHA20_2_4_2, CHACHA20_BLOCK_2_3_2
 
 import cryptography  # noqa: E402
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms  # noqa: E402
@@ -64,20 +65,14 @@ def name(request):
 
 # --- known answers -----------------------------------------------------------
 
-RFC_KEY = bytes(range(32))
-RFC_242_NONCE = bytes.fromhex("000000000000004a00000000")
-RFC_242_PT = (b"Ladies and Gentlemen of the class of '99: If I could offer you only one "
-              b"tip for the future, sunscreen would be it.")
-RFC_242_CT = bytes.fromhex(
-    "6e2e359a2568f98041ba0728dd0d6981e97e7aec1d4360c20a27afccfd9fae0b"
-    "f91b65c5524733ab8f593dabcd62b3571639d624e65152ab8f530c359f0861d8"
-    "07ca0dbf500d6a6156a38e088a22b65e52bc514d16ccf806818ce91ab7793736"
-    "5af90bbf74a35be6b40b8eedf2785e42874d")
-# RFC 8439 2.3.2: the block at counter 1 (also the dispatcher's self-test).
-RFC_232_NONCE = bytes.fromhex("000000090000004a00000000")
-RFC_232_BLOCK = bytes.fromhex(
-    "10f1e7e4d13b5915500fdd1fa32071c4c7d1f4c733c068030422aa9ac3d46c4e"
-    "d2826446079faa0914c2d705d98b02a2b5129cd1de164eb9cbd083e8a2503c4e")
+# RFC 8439 2.4.2, and 2.3.2 (the block at counter 1, also the dispatcher's
+# self-test): the package's one copy (poly1305x/_kernels/_vectors.py).
+RFC_KEY = CHACHA20_2_4_2["key"]
+RFC_242_NONCE = CHACHA20_2_4_2["nonce"]
+RFC_242_PT = CHACHA20_2_4_2["pt"]
+RFC_242_CT = CHACHA20_2_4_2["ct"]
+RFC_232_NONCE = CHACHA20_BLOCK_2_3_2["nonce"]
+RFC_232_BLOCK = CHACHA20_BLOCK_2_3_2["block"]
 
 
 def test_rfc8439_2_3_2_block(name):

@@ -25,7 +25,8 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305 as CgAE
 from cryptography.hazmat.primitives.poly1305 import Poly1305 as CgPoly1305
 
 import poly1305x
-from poly1305x import ChaCha20, ChaCha20_Poly1305, Poly1305, _ciphers, _engine
+from poly1305x import ChaCha20, ChaCha20_Poly1305, Poly1305
+from poly1305x._core import _engine
 from poly1305x.aead import ChaCha20Poly1305, XChaCha20Poly1305
 from poly1305x.mac import Poly1305 as MacPoly1305
 
@@ -112,11 +113,11 @@ def test_dropin_never_calls_pycryptodome(monkeypatch, cipher):
 
 def test_chacha20_modules_are_recognised_by_module():
     for module in CHACHA20_MODULES:
-        assert _ciphers.is_chacha20(module)
+        assert _engine.is_chacha20(module)
         assert _engine.chacha20_modules[module] is True
     for other in (CryptoAES, CryptoPoly1305, types.ModuleType("Crypto.Cipher.ChaCha20"),
                   object(), len, [1]):
-        assert not _ciphers.is_chacha20(other)
+        assert not _engine.is_chacha20(other)
 
 
 def test_another_module_with_a_key_pair_function_is_called():

@@ -31,7 +31,8 @@ import threading
 import pytest
 
 import poly1305x
-from poly1305x import ChaCha20, ChaCha20_Poly1305, _dispatch, aead, hpke, mac
+from poly1305x import ChaCha20, ChaCha20_Poly1305, aead, hpke, mac
+from poly1305x._core import _dispatch
 from poly1305x._install import installed
 
 NTHREADS = 8
@@ -368,7 +369,7 @@ def test_backend_switching_while_sealing():
 
 FIRST_LOAD = """
 import random, sys, threading
-from poly1305x import _dispatch
+from poly1305x._core import _dispatch
 names = _dispatch.backends() + _dispatch.emulated_backends()
 # portable, and scalar: the reference the self-test checks every backend against
 assert sorted(_dispatch._tables) == ["portable", "scalar"], sorted(_dispatch._tables)

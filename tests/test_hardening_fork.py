@@ -17,7 +17,8 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darw
 FORK_CHILD = '''
 import os, signal, threading, time
 import poly1305x
-from poly1305x import ChaCha20, ChaCha20_Poly1305, _dispatch
+from poly1305x import ChaCha20, ChaCha20_Poly1305
+from poly1305x._core import _dispatch
 from poly1305x.mac import Poly1305
 
 

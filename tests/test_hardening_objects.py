@@ -11,7 +11,7 @@ import pytest
 
 from poly1305x import ChaCha20, ChaCha20_Poly1305
 from poly1305x import Poly1305 as PolyFace
-from poly1305x import _engine
+from poly1305x._core import _engine
 from poly1305x.aead import ChaCha20Poly1305, XChaCha20Poly1305
 from poly1305x.mac import Poly1305
 from hardening_helpers import SANITIZED, UNINIT, assert_clean_exit, run_python
@@ -50,7 +50,7 @@ def test_keys_wiped_on_free():
         "ChaCha20Poly1305Cipher": key,
     }
     needles["XChaCha20Poly1305"] = key
-    r, s = _engine.chacha20_poly1305_key_pair(key, bytes(12))
+    r, s, _ = _engine.chacha20_poly1305_key_pair(key, bytes(12))
     needles["Poly1305_MAC"] = s
     for name, make in makers.items():
         obj = make()
@@ -83,7 +83,7 @@ def test_mac_key_wiped_at_finalize():
 
 UNINIT_CALLS = '''
 import sys
-from poly1305x import _engine
+from poly1305x._core import _engine
 from poly1305x.aead import ChaCha20Poly1305, XChaCha20Poly1305
 from poly1305x.mac import Poly1305
 
@@ -143,7 +143,7 @@ def test_uninitialised_message_names_the_fix():
 
 
 def test_packet_cipher_needs_its_key_at_creation():
-    from poly1305x._ssh import PacketCipher
+    from poly1305x.openssh._ssh import PacketCipher
     with pytest.raises(TypeError):
         PacketCipher.__new__(PacketCipher)
     key = bytes(range(64))
@@ -211,7 +211,7 @@ def test_failed_first_init_can_be_retried():
 def test_no_raw_address_entry_points():
     assert not hasattr(_engine, "_thread_xor")
     proc = run_python('''
-        from poly1305x import _engine
+        from poly1305x._core import _engine
         for name in dir(_engine):
             obj = getattr(_engine, name)
             if isinstance(obj, type) and name.startswith("_Xor"):

@@ -17,7 +17,8 @@ import types
 import pytest
 
 import poly1305x
-from poly1305x import _engine, _install
+from poly1305x import _install
+from poly1305x._core import _engine
 from _helpers import run_threads
 
 import Crypto  # noqa: E402
@@ -133,7 +134,7 @@ def test_module_bound_before_install_reaches_poly1305x(clean):
                "Cipher.ChaCha20": lambda: mod.new(key=key, nonce=nonce),
                "Cipher.ChaCha20_Poly1305": lambda: mod.new(key=key, nonce=nonce)}[sub]()
         assert isinstance(obj, getattr(mod, CLASSES[sub]))
-        assert type(obj).__module__ == "poly1305x._engine"
+        assert type(obj).__module__ == "poly1305x._core._engine"
         assert obj.backend == poly1305x.backend()
     cipher = mods["Crypto", "Cipher.ChaCha20_Poly1305"].new(key=key, nonce=nonce)
     cipher.update(aad)
@@ -163,8 +164,8 @@ def test_new_function_bound_before_install_is_pycryptodome_s(clean):
 
 def test_idempotent_and_rebound_names_left_alone(clean):
     first = poly1305x.install()
-    records = list(_install._records)
-    assert poly1305x.install() == first and _install._records == records
+    records = list(_install._switch._records)
+    assert poly1305x.install() == first and _install._switch._records == records
     orig = clean["Crypto", "Cipher.ChaCha20"][0]
     sentinel = object()
     orig.new = sentinel                      # someone else rebinds a patched name
@@ -514,7 +515,7 @@ def test_program_that_imported_pycryptodome_first(tmp_path):
     """, cwd=str(tmp_path))
     assert out.split("\n")[:3] == [
         "Crypto.Cipher.ChaCha20_Poly1305 Crypto.Hash.Poly1305",
-        "poly1305x._engine poly1305x._engine",
+        "poly1305x._core._engine poly1305x._core._engine",
         "Crypto.Cipher.ChaCha20_Poly1305 Crypto.Hash.Poly1305",
     ]
 
@@ -527,7 +528,7 @@ def test_environment_hook():
         print(ChaCha20_Poly1305.__name__, type(early.new(key=bytes(32))).__module__)
     """
     assert _run(code, {"POLY1305X_INSTALL": "1"}).split() == [
-        "poly1305x.ChaCha20_Poly1305", "poly1305x._engine"]
+        "poly1305x.ChaCha20_Poly1305", "poly1305x._core._engine"]
     assert _run(code, {"POLY1305X_INSTALL": "0"}).split() == [
         "Crypto.Cipher.ChaCha20_Poly1305", "Crypto.Cipher.ChaCha20_Poly1305"]
 
@@ -547,7 +548,7 @@ def test_sitecustomize_recipe_from_the_docs(tmp_path):
     """
     path = {"PYTHONPATH": str(tmp_path)}
     assert _run(code, {**path, "POLY1305X_INSTALL": "1"}).split() == [
-        "poly1305x.ChaCha20", "poly1305x._engine"]
+        "poly1305x.ChaCha20", "poly1305x._core._engine"]
     assert _run(code, path).split() == ["Crypto.Cipher.ChaCha20", "Crypto.Cipher.ChaCha20"]
 
 

@@ -13,7 +13,8 @@ import sys
 import pytest
 
 import poly1305x
-from poly1305x import _bench, _dispatch, _selftest
+from poly1305x._tools import _bench, _selftest
+from poly1305x._core import _dispatch
 
 
 def _run(*args, cwd=None):

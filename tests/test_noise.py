@@ -17,7 +17,7 @@ import pytest
 
 import poly1305x
 from poly1305x import noise as pnoise
-from poly1305x._engine import ChaCha20Poly1305 as EngineAEAD
+from poly1305x._core._engine import ChaCha20Poly1305 as EngineAEAD
 
 from noise.backends.default import noise_backend as default_backend
 from noise.connection import Keypair, NoiseConnection
@@ -226,5 +226,5 @@ def test_without_noiseprotocol(monkeypatch):
 
     monkeypatch.setattr(builtins, "__import__", no_noise)
     for call in (pnoise.backend, pnoise.use_with_noiseprotocol):
-        with pytest.raises(ImportError, match=r"poly1305x\[noise\]"):
+        with pytest.raises(ImportError, match=r"pip install -e '\.\[noise\]'.*'noiseprotocol>="):
             call()

@@ -78,7 +78,7 @@ def test_import_error_names_the_extra():
     r = subprocess.run([os.sys.executable, "-c", code], capture_output=True, text=True,
                        timeout=60)
     assert r.returncode == 0, r.stderr
-    assert "pip install poly1305x[asyncssh]" in r.stdout
+    assert "pip install -e '.[asyncssh]'" in r.stdout
 
 
 def test_packets_match_asyncssh_own(poly):

@@ -151,4 +151,4 @@ def test_import_error_names_the_extra(keys, tmp_path):
     r = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 0, r.stderr
-    assert "ImportError:" in r.stdout and "pip install poly1305x[openssh,cryptography]" in r.stdout
+    assert "ImportError:" in r.stdout and "pip install -e '.[openssh,cryptography]'" in r.stdout

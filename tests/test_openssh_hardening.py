@@ -10,6 +10,7 @@ import pytest
 
 from poly1305x import openssh
 from poly1305x.openssh import _keys, _wire
+from poly1305x.openssh._wire import WRONG_PASSPHRASE
 
 U32 = struct.Struct(">I")
 
@@ -64,8 +65,10 @@ def test_dsa_sizes_other_than_openssh_refused(pbits, qbits):
 def test_dsa_ranges_checked():
     p = (1 << 1023) | 1
     q = (1 << 159) | 1
+    # g and y are public (the public section's message); x is secret: the
+    # one post-decryption message
     for g, y, x, what in ((1, 3, 1, "g or y"), (p, 3, 1, "g or y"), (2, p + 1, 1, "g or y"),
-                          (2, 3, 0, "private value"), (2, 3, q, "private value")):
+                          (2, 3, 0, WRONG_PASSPHRASE), (2, 3, q, WRONG_PASSPHRASE)):
         with pytest.raises(ValueError, match=what):
             openssh.decrypt(dsa_key(p, q, g, y, x))
 
@@ -78,7 +81,7 @@ def test_key_info_runs_no_consistency_check(monkeypatch):
     pem = dsa_key(p, q, 2, 3, 7)            # y != g^x: inconsistent
     info = openssh.key_info(pem)
     assert info["bits"] == 1024 and info["comment"] == "hostile"
-    with pytest.raises(ValueError, match="do not match"):
+    with pytest.raises(ValueError, match=WRONG_PASSPHRASE):
         openssh.decrypt(pem)
 
     def boom(v):

@@ -367,7 +367,7 @@ def test_key_file_framing_matches_asyncssh(n):
     """The key-file framing (no length field, sequence number 0) over the
     engine's AEAD core: asyncssh's packet cipher with an empty header computes
     the same bytes; a bad tag is InvalidTag and releases nothing."""
-    from poly1305x import _ssh
+    from poly1305x.openssh import _ssh
 
     rng = random.Random(n)
     key, data = rng.randbytes(64), rng.randbytes(n)

@@ -18,7 +18,7 @@ from paramiko.ssh_exception import PasswordRequiredException, SSHException
 
 from poly1305x import openssh
 from poly1305x.openssh import _paramiko
-from poly1305x._ssh import PacketCipher
+from poly1305x.openssh._ssh import PacketCipher
 from ssh_peers import FlipProxy, Server, enabled, listen, serve  # noqa: F401 (fixture)
 from sshd import CHACHA, Sshd, keygen
 
@@ -30,7 +30,9 @@ PASS = "correct horse"
 def _originals():
     T, PKey = paramiko.transport.Transport, paramiko.pkey.PKey
     return (T.__dict__["_cipher_info"], T.__dict__["_preferred_ciphers"],
-            paramiko.transport.Packetizer, PKey.__dict__["_read_private_key"],
+            paramiko.packet.Packetizer.__dict__["send_message"],
+            paramiko.packet.Packetizer.__dict__["read_message"],
+            T.__dict__["preferred_ciphers"], PKey.__dict__["_read_private_key"],
             PKey.__dict__["from_path"],
             paramiko.ed25519key.Ed25519Key.__dict__["_parse_signing_key_data"])
 
@@ -146,20 +148,63 @@ def test_client_sshd_without_strict_kex(enabled, sshd, keys):
         t.close()
 
 
-def test_own_packetizer_class_gets_a_clear_error(enabled, sshd, keys):
-    """A Transport built with a packetizer_class that is not ours cannot run
-    the cipher; when the server insists on it, the error says why."""
+class SeqPacketizer(paramiko.packet.Packetizer):
+    """A packetizer_class of a user's own that extends read_message (as
+    paramiko's test suite does): it composes with the cipher."""
+
+    def read_message(self):
+        cmd, msg = super().read_message()
+        self.seen = getattr(self, "seen", 0) + 1
+        return cmd, msg
+
+
+class OwnFraming(paramiko.packet.Packetizer):
+    """One that replaces send_message outright: it cannot run the cipher."""
+
+    def send_message(self, data):
+        return paramiko.packet.Packetizer.send_message(self, data)
+
+
+def test_own_packetizer_class_is_kept_and_composes(enabled, sshd, keys):
+    """A Transport's packetizer_class stays that class (paramiko's own default
+    too), and chacha runs through it (before: the cipher failed the
+    connection with "needs poly1305x's packetizer")."""
+    assert type(paramiko.Transport(socket.socket()).packetizer) is paramiko.packet.Packetizer
     sock = socket.create_connection((sshd.host, sshd.port), timeout=30)
-    t = paramiko.Transport(sock, packetizer_class=paramiko.packet.Packetizer)
+    t = paramiko.Transport(sock, packetizer_class=SeqPacketizer)
     try:
-        with pytest.raises(SSHException) as ei:
-            t.connect(hostkey=_host_key(sshd.host_public_key)[1], username=sshd.user,
-                      pkey=paramiko.Ed25519Key.from_private_key_file(
-                          keys["ed25519-chacha"][0], PASS))
-        err = f"{ei.value} {t.saved_exception}"
-        assert "needs poly1305x's packetizer" in err, err
+        assert type(t.packetizer) is SeqPacketizer
+        t.connect(hostkey=_host_key(sshd.host_public_key)[1], username=sshd.user,
+                  pkey=paramiko.Ed25519Key.from_private_key_file(keys["ed25519-chacha"][0], PASS))
+        assert (t.local_cipher, t.remote_cipher) == (CHACHA, CHACHA)
+        ch = t.open_session(timeout=30)
+        ch.exec_command("echo ok")
+        assert ch.makefile().read() == b"ok\n"
+        assert t.packetizer.seen > 5
     finally:
         t.close()
+
+
+def test_packetizer_that_cannot_compose_gets_another_cipher(enabled, tmp_path, keys):
+    """A packetizer_class that replaces send_message without super(): chacha
+    is left out of that transport's offer, and the connection negotiates
+    another cipher instead of failing; others still get chacha."""
+    with Sshd(tmp_path, ciphers=(CHACHA, "aes256-ctr")) as server:
+        server.authorize(keys["ed25519-chacha"][1])
+        pkey = paramiko.Ed25519Key.from_private_key_file(keys["ed25519-chacha"][0], PASS)
+        for cls, want in ((OwnFraming, "aes256-ctr"), (SeqPacketizer, CHACHA)):
+            sock = socket.create_connection((server.host, server.port), timeout=30)
+            t = paramiko.Transport(sock, packetizer_class=cls)
+            try:
+                assert (CHACHA in t.preferred_ciphers) == (want == CHACHA)
+                t.connect(hostkey=_host_key(server.host_public_key)[1], username=server.user,
+                          pkey=pkey)
+                assert (t.local_cipher, t.remote_cipher) == (want, want)
+                ch = t.open_session(timeout=30)
+                ch.exec_command("echo ok")
+                assert ch.makefile().read() == b"ok\n"
+            finally:
+                t.close()
 
 
 # --- OpenSSH ssh client -> paramiko server ------------------------------------

@@ -17,7 +17,7 @@ import pytest
 from cryptography.hazmat.primitives.poly1305 import Poly1305 as CryptoPoly1305
 
 import poly1305x
-from poly1305x._dispatch import kernel_poly1305
+from poly1305x._core._dispatch import kernel_poly1305
 from poly1305x._kernels import _portable
 from poly1305x.mac import Poly1305 as MacPoly1305
 from reference import poly1305 as ref_poly1305

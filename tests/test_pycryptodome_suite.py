@@ -89,7 +89,7 @@ class _Poison:
 def _swap_checks(backend):
     """Facts that hold only when poly1305x serves pycryptodome's modules."""
     import poly1305x
-    from poly1305x import _engine
+    from poly1305x._core import _engine
     checks = {}
 
     def check(what, fn):
@@ -279,7 +279,7 @@ def require_pycryptodome():
 
 def _all_backends():
     import poly1305x
-    from poly1305x import _dispatch
+    from poly1305x._core import _dispatch
     return poly1305x.backends() + _dispatch.emulated_backends()
 
 

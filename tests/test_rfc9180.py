@@ -18,7 +18,7 @@ import pytest
 
 import poly1305x
 from poly1305x import _install, hpke
-from poly1305x._engine import ChaCha20Poly1305 as EngineAEAD
+from poly1305x._core._engine import ChaCha20Poly1305 as EngineAEAD
 from poly1305x.ChaCha20_Poly1305 import ChaCha20Poly1305Cipher as FaceCipher
 
 from Crypto.Protocol import HPKE as PycHPKE
@@ -115,7 +115,7 @@ def test_use_with_rfc9180_without_rfc9180(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_rfc9180)
-    with pytest.raises(ImportError, match=r"poly1305x\[rfc9180\]"):
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[rfc9180\]'.*'rfc9180>="):
         hpke.use_with_rfc9180()
 
 

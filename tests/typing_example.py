@@ -10,7 +10,7 @@ from typing_extensions import assert_type
 
 import poly1305x
 from poly1305x import ChaCha20, ChaCha20_Poly1305, Poly1305, hpke
-from poly1305x._engine import ChaCha20Cipher, ChaCha20Poly1305Cipher, Poly1305_MAC
+from poly1305x._core._engine import ChaCha20Cipher, ChaCha20Poly1305Cipher, Poly1305_MAC
 from poly1305x.aead import ChaCha20Poly1305, XChaCha20Poly1305
 from poly1305x.mac import Poly1305 as CryptographyPoly1305
 

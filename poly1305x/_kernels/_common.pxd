@@ -8,7 +8,7 @@ kernel module to use them."""
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
 from poly1305x._kernels._kernel cimport poly1305_state
-from poly1305x._util cimport load32_le, load64_le, store32_le, store64_le
+from poly1305x._kernels._util cimport load32_le, load64_le, store32_le, store64_le
 
 cdef extern from "_wide.h" nogil:
     void p1305x_wipe(void* p, size_t n)

@@ -11,11 +11,21 @@ from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
 cdef extern from *:
     """
-    #define P1305X_POWERS_WORDS 128
     #define P1305X_KERNEL_CAPSULE "poly1305x.kernel_table"
     """
-    enum: P1305X_POWERS_WORDS
     const char* P1305X_KERNEL_CAPSULE
+
+# The powers-of-r cache: which words and powers_ready bit each vector kernel
+# owns (one enum, checked at compile time).
+cdef extern from "_powers.h":
+    enum:
+        P1305X_POWERS_WORDS
+        P1305X_AVX2_POWERS
+        P1305X_AVX2_READY
+        P1305X_IFMA_POWERS
+        P1305X_IFMA_READY
+        P1305X_N2_POWERS
+        P1305X_N2_READY
 
 
 ctypedef struct poly1305_state:

@@ -29,45 +29,17 @@
 # Everything here is branch-free on key, message and accumulator values: the
 # only branches are on lengths and on powers_ready.
 
+# This kernel's words of st.powers and its bit in st.powers_ready (_powers.h).
+from poly1305x._kernels._kernel cimport P1305X_AVX2_POWERS, P1305X_AVX2_READY
+# Radix 2^26: conversions and the full carry (the one copy).
+from poly1305x._kernels._radix26 cimport P26_MASK, p26_carry_full, p26_from64, p26_to64
+
 # Below these many blocks the scalar base-2^64 loop is faster (measured on the
 # Zen 3 dev machine, in-C loop of init + blocks + finish): 12 when the powers
 # still have to be computed (~33 ns), 8 once they are cached for this key.
 cdef enum:
     P1305X_AVX2_MIN_BLOCKS_FRESH = 12
     P1305X_AVX2_MIN_BLOCKS = 8
-    P1305X_AVX2_POWERS = 0          # first word of this kernel's powers
-    P1305X_AVX2_READY = 1           # its bit in st.powers_ready
-    P26_MASK = 0x3ffffff
-
-
-# ---------------------------------------------------------------------------
-# Scalar radix-2^26 helpers (powers of r, conversions)
-# ---------------------------------------------------------------------------
-cdef inline void _p26_carry_full(uint64_t* l) noexcept nogil:
-    """Full carry of five limbs each < 2^58, top folded as *5: afterwards
-    l0..l3 < 2^26 and l4 < 2^26 + 2 (value unchanged mod p)."""
-    cdef uint64_t c
-    c = l[0] >> 26; l[0] &= P26_MASK; l[1] += c
-    c = l[1] >> 26; l[1] &= P26_MASK; l[2] += c
-    c = l[2] >> 26; l[2] &= P26_MASK; l[3] += c
-    c = l[3] >> 26; l[3] &= P26_MASK; l[4] += c
-    # l4 < 2^58 + 2^33: c < 2^32.1, l0 < 2^26 + 5 * 2^32.1 < 2^34.5
-    c = l[4] >> 26; l[4] &= P26_MASK; l[0] += c * 5
-    # one more pass: every carry now is < 2^9, then 0 or 1
-    c = l[0] >> 26; l[0] &= P26_MASK; l[1] += c
-    c = l[1] >> 26; l[1] &= P26_MASK; l[2] += c
-    c = l[2] >> 26; l[2] &= P26_MASK; l[3] += c
-    c = l[3] >> 26; l[3] &= P26_MASK; l[4] += c
-
-
-cdef inline void _p26_from64(uint64_t a0, uint64_t a1, uint64_t a2,
-                             uint64_t* l) noexcept nogil:
-    """Base 2^64 (a2 < 8) -> limbs: l0..l3 < 2^26, l4 < 2^24 + 2^27."""
-    l[0] = a0 & P26_MASK
-    l[1] = (a0 >> 26) & P26_MASK
-    l[2] = ((a0 >> 52) | (a1 << 12)) & P26_MASK
-    l[3] = (a1 >> 14) & P26_MASK
-    l[4] = (a1 >> 40) | (a2 << 24)
 
 
 # ---------------------------------------------------------------------------
@@ -202,7 +174,7 @@ cdef void _p26_avx2_powers(poly1305_state* st) noexcept nogil:
     cdef __m256i q0, q1, q2, q3, q4          # multiplier
     cdef __m256i t0, t1, t2, t3, t4          # multiplicand
     cdef __m256i d0, d1, d2, d3, d4
-    _p26_from64(st.r[0], st.r[1], 0, l)      # r: limbs < 2^26
+    p26_from64(st.r[0], st.r[1], 0, l)      # r: limbs < 2^26
     q0 = _mm256_set1_epi64x(<long long>l[0]); q1 = _mm256_set1_epi64x(<long long>l[1])
     q2 = _mm256_set1_epi64x(<long long>l[2]); q3 = _mm256_set1_epi64x(<long long>l[3])
     q4 = _mm256_set1_epi64x(<long long>l[4])
@@ -274,7 +246,7 @@ cdef void poly1305_blocks_avx2(poly1305_state* st, const uint8_t* m,
     pw = st.powers + P1305X_AVX2_POWERS
 
     # h (base 2^64, h2 < 8) into lane 0: h0..h3 < 2^26, h4 < 2^27.2
-    _p26_from64(st.h[0], st.h[1], st.h[2], l)
+    p26_from64(st.h[0], st.h[1], st.h[2], l)
     h0 = _mm256_set_epi64x(0, 0, 0, <long long>l[0])
     h1 = _mm256_set_epi64x(0, 0, 0, <long long>l[1])
     h2 = _mm256_set_epi64x(0, 0, 0, <long long>l[2])
@@ -353,10 +325,8 @@ cdef void poly1305_blocks_avx2(poly1305_state* st, const uint8_t* m,
     l[2] = _p26v_hsum(h2)
     l[3] = _p26v_hsum(h3)
     l[4] = _p26v_hsum(h4)
-    _p26_carry_full(l)
-    st.h[0] = l[0] | (l[1] << 26) | (l[2] << 52)
-    st.h[1] = (l[2] >> 12) | (l[3] << 14) | (l[4] << 40)
-    st.h[2] = l[4] >> 24
+    p26_carry_full(l)
+    p26_to64(l, st.h)
 
     if nblocks > nvec:
         poly1305_blocks_portable(st, m, nblocks - nvec, hibit)

@@ -35,6 +35,9 @@
 # Everything is branch-free on key, message and accumulator values; the only
 # branches are on lengths and powers_ready.
 
+# This kernel's words of st.powers and its bit in st.powers_ready (_powers.h).
+from poly1305x._kernels._kernel cimport P1305X_IFMA_POWERS, P1305X_IFMA_READY
+
 # Thresholds in blocks (not measured: this was written on a CPU without
 # AVX-512; estimated from the scalar loop's ~29 cycles per block and ~150
 # cycles for the four-level power computation): below 16 blocks with the
@@ -42,8 +45,6 @@
 cdef enum:
     P1305X_IFMA_MIN_BLOCKS_FRESH = 16
     P1305X_IFMA_MIN_BLOCKS = 8
-    P1305X_IFMA_POWERS = 40         # first word of this kernel's powers
-    P1305X_IFMA_READY = 2           # its bit in st.powers_ready
 
 
 cdef inline uint64_t _p44_mask44() noexcept nogil:

@@ -1,7 +1,7 @@
 # Multi-buffer Poly1305 on AVX2, one message per 64-bit lane (two sets of 4
 # lanes): the tags of a batch of short AEAD messages (_engine_batch_run.pxi).
 # Included by _x86_avx2.pyx after _poly1305_avx2.pxi, whose radix-2^26
-# arithmetic (_p26v_mac, _p26v_carry, _p26_from64, _p26_carry_full) it uses
+# arithmetic (_p26v_mac, _p26v_carry; _radix26.pxd's conversions) it uses
 # with a different r in every lane.
 #
 # Each lane runs Horner's rule on its own message, one block per step:
@@ -83,7 +83,7 @@ cdef inline uint32_t _mb26_setup(const uint8_t* const* keys, const uint32_t* nbl
         l[0] = l[1] = l[2] = l[3] = l[4] = 0
         if j < g:
             poly1305_init(&st, keys[j], keys[j] + 16)
-            _p26_from64(st.r[0], st.r[1], 0, l)
+            p26_from64(st.r[0], st.r[1], 0, l)
             if nblocks[j] > steps:
                 steps = nblocks[j]
         for i in range(5):
@@ -108,12 +108,10 @@ cdef inline void _mb26_tags(const uint8_t* const* keys, uint8_t* const* tags, si
     for j in range(g):
         for i in range(5):
             l[i] = out[4 * i + j]
-        _p26_carry_full(l)
+        p26_carry_full(l)
         st.s[0] = load64_le(keys[j] + 16)
         st.s[1] = load64_le(keys[j] + 24)
-        st.h[0] = l[0] | (l[1] << 26) | (l[2] << 52)
-        st.h[1] = (l[2] >> 12) | (l[3] << 14) | (l[4] << 40)
-        st.h[2] = l[4] >> 24
+        p26_to64(l, st.h)
         poly1305_finish(&st, tags[j])
     wipe(&st, sizeof(st))
     wipe(l, sizeof(l))

@@ -74,46 +74,26 @@ cdef extern from "_neon.h" nogil:
     p1305x_n64 p1305x_n64_times5(p1305x_n64 a)
 
 
+# This kernel's words of st.powers and its bit in st.powers_ready (_powers.h).
+from poly1305x._kernels._kernel cimport P1305X_N2_POWERS, P1305X_N2_READY
+# Radix 2^26: conversions and the full carry (the one copy).
+from poly1305x._kernels._radix26 cimport p26_carry_full, p26_from64, p26_to64
+
 # Below this many blocks (256 bytes) the scalar loop runs.  Not measured
 # (nothing here runs aarch64 natively): the powers cost three scalar 26-bit
 # multiplies once per key, and the lane setup, final multiply and lane sum
 # cost a few blocks' worth of scalar work per call.
 cdef enum:
     P1305X_N2_MIN_BLOCKS = 16
-    P1305X_N2_POWERS = 88           # first word of this kernel's powers
-    P1305X_N2_READY = 4             # its bit in st.powers_ready
     N2_MASK = 0x3ffffff
 
 
 # ---------------------------------------------------------------------------
-# Scalar radix-2^26 helpers (powers of r, conversions)
+# Scalar radix-2^26 helpers (powers of r; conversions: _radix26.pxd)
 # ---------------------------------------------------------------------------
-cdef inline void _n2_from64(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t* l) noexcept nogil:
-    """Base 2^64 (a2 < 8) -> limbs: l0..l3 < 2^26, l4 < 2^24 + 7 * 2^24 = 2^27."""
-    l[0] = a0 & N2_MASK
-    l[1] = (a0 >> 26) & N2_MASK
-    l[2] = ((a0 >> 52) | (a1 << 12)) & N2_MASK
-    l[3] = (a1 >> 14) & N2_MASK
-    l[4] = (a1 >> 40) | (a2 << 24)
-
-
-cdef inline void _n2_carry_full(uint64_t* l) noexcept nogil:
-    """Five limbs each < 2^58 -> l0..l3 < 2^26, l4 < 2^26 + 2 (same value mod
-    p), by two carry passes with the top carry folded back as *5."""
-    cdef uint64_t c
-    cdef int i
-    for i in range(4):
-        c = l[i] >> 26; l[i] &= N2_MASK; l[i + 1] += c
-    # l4 < 2^58 + 2^32: c < 2^32.1, l0 < 2^26 + 5 * 2^32.1 < 2^34.5
-    c = l[4] >> 26; l[4] &= N2_MASK; l[0] += c * 5
-    # second pass: carries < 2^8.5, then at most 1
-    for i in range(4):
-        c = l[i] >> 26; l[i] &= N2_MASK; l[i + 1] += c
-
-
 cdef inline void _n2_mulmod(const uint64_t* a, const uint64_t* b, uint64_t* out) noexcept nogil:
     """out = a * b mod p in limbs (a, b limbs < 2^26 + 2, so 5 b_j < 2^28.4,
-    products < 2^54.4, five per limb < 2^56.8); out as _n2_carry_full."""
+    products < 2^54.4, five per limb < 2^56.8); out as p26_carry_full."""
     cdef int i, j
     for i in range(5):
         out[i] = 0
@@ -122,7 +102,7 @@ cdef inline void _n2_mulmod(const uint64_t* a, const uint64_t* b, uint64_t* out)
             out[i + j] += a[i] * b[j]
         for j in range(5 - i, 5):
             out[i + j - 5] += a[i] * (5 * b[j])
-    _n2_carry_full(out)
+    p26_carry_full(out)
 
 
 cdef void _n2_powers(poly1305_state* st) noexcept nogil:
@@ -133,7 +113,7 @@ cdef void _n2_powers(poly1305_state* st) noexcept nogil:
     cdef uint64_t r4[5]
     cdef uint64_t* pw = st.powers + P1305X_N2_POWERS
     cdef int i
-    _n2_from64(st.r[0], st.r[1], 0, r1)      # clamped r < 2^124: limbs < 2^26
+    p26_from64(st.r[0], st.r[1], 0, r1)      # clamped r < 2^124: limbs < 2^26
     _n2_mulmod(r1, r1, r2)
     _n2_mulmod(r2, r1, r3)
     _n2_mulmod(r2, r2, r4)
@@ -288,7 +268,7 @@ cdef void poly1305_blocks_lanes2(poly1305_state* st, const uint8_t* m,
     pw = st.powers + P1305X_N2_POWERS
 
     # h (base 2^64, h[2] < 8) into lane 0: h0..h3 < 2^26, h4 < 2^27
-    _n2_from64(st.h[0], st.h[1], st.h[2], l)
+    p26_from64(st.h[0], st.h[1], st.h[2], l)
     h0 = p1305x_n32_set(<uint32_t>l[0], 0); h1 = p1305x_n32_set(<uint32_t>l[1], 0)
     h2 = p1305x_n32_set(<uint32_t>l[2], 0); h3 = p1305x_n32_set(<uint32_t>l[3], 0)
     h4 = p1305x_n32_set(<uint32_t>l[4], 0)
@@ -349,10 +329,8 @@ cdef void poly1305_blocks_lanes2(poly1305_state* st, const uint8_t* m,
     # l0..l3 < 2^26, l4 < 2^26 + 2, so base 2^64 with h[2] = l4 >> 24 <= 4.
     l[0] = p1305x_n32_hsum(h0); l[1] = p1305x_n32_hsum(h1); l[2] = p1305x_n32_hsum(h2)
     l[3] = p1305x_n32_hsum(h3); l[4] = p1305x_n32_hsum(h4)
-    _n2_carry_full(l)
-    st.h[0] = l[0] | (l[1] << 26) | (l[2] << 52)
-    st.h[1] = (l[2] >> 12) | (l[3] << 14) | (l[4] << 40)
-    st.h[2] = l[4] >> 24
+    p26_carry_full(l)
+    p26_to64(l, st.h)
 
     if nblocks > npair:
         poly1305_blocks_portable(st, m, nblocks - npair, hibit)

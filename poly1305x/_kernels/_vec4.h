@@ -26,42 +26,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && \
-    __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define P1305X_BIG_ENDIAN 1
-#else
-#define P1305X_BIG_ENDIAN 0
-#endif
-
-#if defined(_MSC_VER) && !defined(__clang__)
-#define P1305X_INLINE static __forceinline
-#else
-#define P1305X_INLINE static inline
-#endif
+#include "_le.h"      /* P1305X_INLINE, P1305X_BIG_ENDIAN, p1305x_le32_load/store */
 
 /* ---- the struct family (always defined) -------------------------------- */
 typedef struct { uint32_t w[4]; } p1305x_s4;
-
-P1305X_INLINE uint32_t p1305x_bswap32(uint32_t v) {
-    return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
-}
-
-/* One little-endian word, as a single (unaligned) load or store: the scalar
- * block beside the vector lanes.  Byte-by-byte code is not always merged. */
-P1305X_INLINE uint32_t p1305x_le32_load(const uint8_t *p) {
-    uint32_t v;
-    memcpy(&v, p, 4);
-#if P1305X_BIG_ENDIAN
-    v = p1305x_bswap32(v);
-#endif
-    return v;
-}
-P1305X_INLINE void p1305x_le32_store(uint8_t *p, uint32_t v) {
-#if P1305X_BIG_ENDIAN
-    v = p1305x_bswap32(v);
-#endif
-    memcpy(p, &v, 4);
-}
 
 P1305X_INLINE p1305x_s4 p1305x_s4_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
     p1305x_s4 r; r.w[0] = a; r.w[1] = b; r.w[2] = c; r.w[3] = d; return r;

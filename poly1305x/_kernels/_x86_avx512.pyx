@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """AVX512 kernels.  Compiled with AVX512 flags: import only after the CPU check
-(poly1305x._dispatch does that).  Each algorithm's kernel lives in its own
+(poly1305x._core._dispatch does that).  Each algorithm's kernel lives in its own
 include file; this module assembles the backend table."""
 from cpython.pycapsule cimport PyCapsule_New
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
@@ -11,7 +11,7 @@ from poly1305x._kernels._kernel cimport (
 )
 from poly1305x._kernels._portable cimport chacha20_xor_portable, poly1305_blocks_portable
 from poly1305x._kernels._simd cimport *
-from poly1305x._util cimport load32_le, load64_le, store32_le, store64_le
+from poly1305x._kernels._util cimport load32_le, load64_le, store32_le, store64_le
 
 include "_poly1305_avx512.pxi"
 include "_poly1305_mb_avx512.pxi"

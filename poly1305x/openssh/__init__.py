@@ -10,8 +10,8 @@ Key files (the ``openssh-key-v1`` format of OpenSSH's PROTOCOL.key)::
     line = openssh.public_key_line(enc_pem)                     # "ssh-ed25519 AAAA..."
 
 Passphrase-protected keys need bcrypt_pbkdf, from the ``bcrypt`` package, and
-the AES ciphers need pycryptodome or cryptography: ``pip install
-poly1305x[openssh]``.  The module imports without them; the functions that need
+the AES ciphers need pycryptodome or cryptography: ``pip install -e
+'.[openssh]'`` in a checkout.  The module imports without them; the functions that need
 them raise ImportError saying so.
 
 Every problem with the input -- a wrong passphrase, a damaged, truncated or
@@ -28,12 +28,12 @@ Command line: ``python -m poly1305x.openssh decrypt|encrypt|info KEYFILE``
 The package: ``_wire`` (SSH wire types, PEM armour), ``_keys`` (the table of
 key types), ``_container`` (the file format, bcrypt_pbkdf, the ciphers),
 ``_cryptography`` and ``_asyncssh`` (the peers), ``__main__`` (the command
-line); the packet cipher itself is compiled, in ``poly1305x._ssh``.
+line); the packet cipher itself is compiled, in ``poly1305x.openssh._ssh``.
 """
 import base64
 import hashlib
 
-from poly1305x._ssh import PacketCipher
+from poly1305x.openssh._ssh import PacketCipher
 from poly1305x.openssh._asyncssh import use_with_asyncssh
 from poly1305x.openssh._container import (
     CIPHERS, DEFAULT_MAX_ROUNDS, INSTALL_HINT, load, parse_outer, parse_private,
@@ -42,7 +42,7 @@ from poly1305x.openssh._container import (
 from poly1305x.openssh._cryptography import load_ssh_private_key
 from poly1305x.openssh._keys import _modules
 from poly1305x.openssh._paramiko import use_with_paramiko
-from poly1305x.openssh._wire import wipe
+from poly1305x.openssh._wire import PASSPHRASE_TYPE, WRONG_PASSPHRASE, wipe
 
 __all__ = [
     "CIPHERS", "DEFAULT_MAX_ROUNDS", "PacketCipher", "decrypt", "encrypt", "key_info",
@@ -82,7 +82,7 @@ def encrypt(data, passphrase, cipher="chacha20-poly1305@openssh.com", rounds=16)
             raise ValueError("an empty passphrase: give one, or use cipher='none' for an "
                              "unencrypted key")
         if not isinstance(passphrase, (str, bytes, bytearray, memoryview)):
-            raise TypeError("passphrase must be str or bytes")
+            raise TypeError(PASSPHRASE_TYPE)
     f = parse_outer(data, DEFAULT_MAX_ROUNDS)
     if f.cipher != "none":
         raise ValueError(f"the key is already encrypted ({f.cipher}): decrypt it first")
@@ -105,10 +105,22 @@ def load_private_key(data, passphrase=None, *, max_rounds=DEFAULT_MAX_ROUNDS):
         if key.type.security_key:
             raise ValueError(f"{f.ktype} keys live on a security key; pycryptodome cannot "
                              "hold them")
-        return key.type.pycryptodome(key.fields, serialize(check, key, "none", None, 0))
+        obj = _pycryptodome_key(key, check)
+        if obj is None:
+            raise ValueError(WRONG_PASSPHRASE)     # the one post-decryption message
+        return obj
     finally:
         key.body = None
         wipe(plain)
+
+
+def _pycryptodome_key(key, check):
+    """pycryptodome's object for a checked key, or None where pycryptodome
+    refuses it (its message, about decrypted values, is not passed on)."""
+    try:
+        return key.type.pycryptodome(key.fields, serialize(check, key, "none", None, 0))
+    except (ValueError, IndexError, TypeError):
+        return None
 
 
 def public_key_line(data, passphrase=None, *, max_rounds=DEFAULT_MAX_ROUNDS):

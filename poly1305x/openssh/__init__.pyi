@@ -1,7 +1,7 @@
 """Type stub for poly1305x.openssh: OpenSSH key files and the packet cipher."""
 from typing import Any, Dict, Optional, Tuple, Union
 
-from poly1305x._ssh import PacketCipher as PacketCipher
+from poly1305x.openssh._ssh import PacketCipher as PacketCipher
 
 __all__ = [
     "CIPHERS", "DEFAULT_MAX_ROUNDS", "PacketCipher", "decrypt", "encrypt", "key_info",

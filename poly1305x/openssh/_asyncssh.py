@@ -11,15 +11,15 @@ objects per packet.  Enabling replaces that one table entry with
 table is private to asyncssh: the version check below refuses an asyncssh
 whose table or ``Encryption`` interface is not the one this was written for.
 """
-import threading
-
-from poly1305x._ssh import PacketCipher, keyfile_open, keyfile_seal
+from poly1305x._peers import install_hint
+from poly1305x._swap import Switch
+from poly1305x.openssh._ssh import PacketCipher, keyfile_open, keyfile_seal
 
 NAME = b"chacha20-poly1305@openssh.com"
-_HINT = "pip install poly1305x[asyncssh]"
+_SEQ_MAX = 0xFFFFFFFF   # PacketCipher's sequence numbers; asyncssh's are UInt64
+_HINT = install_hint("asyncssh")
 
-_lock = threading.Lock()
-_original = None        # asyncssh's table entry while ours is in place
+_switch = Switch()      # our entry in asyncssh's cipher table, and back
 _shim = None            # our Encryption subclass (made once, on first use)
 
 
@@ -45,11 +45,39 @@ def _encryption_module():
     return enc, table
 
 
+def _stream(key32, seq, counter):
+    """ChaCha20 keyed by key32, nonce seq (8 bytes, big-endian, as asyncssh's
+    UInt64) from block counter (0 or 1): the stream asyncssh's ChachaCipher
+    uses."""
+    from poly1305x import ChaCha20
+    c = ChaCha20.new(key=key32, nonce=seq.to_bytes(8, "big"))
+    if counter:
+        c.seek(64 * counter)
+    return c
+
+
+def _tag(key32, seq, data):
+    from poly1305x.mac import Poly1305
+    return Poly1305.generate_tag(_stream(key32, seq, 0).encrypt(bytes(32)), data)
+
+
 def _make_shim(Encryption):
     class PacketCipherEncryption(Encryption):
         """asyncssh ``Encryption`` for chacha20-poly1305@openssh.com on
-        :class:`poly1305x.openssh.PacketCipher` (header_len 4: transport
-        packets) and the key-file framing (header_len 0, sequence number 0)."""
+        poly1305x, argument for argument as asyncssh's ``ChachaEncryption``:
+        ``encrypt_packet(seq, header, packet)`` returns (encrypted header +
+        packet, 16-byte tag); ``decrypt_header(seq, first, header_len)``
+        returns (first, the decrypted first header_len bytes);
+        ``decrypt_packet(seq, first, rest, header_len, mac)`` checks ``mac``
+        (exactly the bytes given) over ``first + rest`` and returns the
+        decrypted bytes after the header, or None.  Nothing else is checked
+        here, as there: packet lengths are asyncssh's connection's business.
+
+        The usual inputs (a 4-byte header holding len(packet), and the key-file
+        framing: no header, sequence number 0) run on
+        :class:`poly1305x.openssh.PacketCipher` and ``keyfile_open``/``seal``;
+        any other input takes the same construction on poly1305x's ChaCha20
+        and Poly1305, so that the result is the same for every input."""
 
         def __init__(self, key):
             self._key = bytes(key)
@@ -68,24 +96,43 @@ def _make_shim(Encryption):
             return 0, 16, True      # no MAC key; a 16-byte tag; length not in clear
 
         def encrypt_packet(self, seq, header, packet):
-            if not header:
+            if len(header) == 4 and int.from_bytes(header, "big") == len(packet) \
+                    and seq <= _SEQ_MAX:
+                sealed = self._pc.seal(seq, header + packet)
+            elif not header and seq == 0:
                 sealed = keyfile_seal(self._key, packet)
-                return sealed[:-16], sealed[-16:]
-            # The tag stays on the packet: asyncssh sends packet + mac, and
-            # bytes + b"" is the same object, so nothing is copied again.
-            return self._pc.seal(seq, header + packet), b""
+            else:
+                data = (_stream(self._key[32:], seq, 0).encrypt(bytes(header))
+                        + _stream(self._key[:32], seq, 1).encrypt(bytes(packet)))
+                return data, _tag(self._key[:32], seq, data)
+            return sealed[:-16], sealed[-16:]
 
         def decrypt_header(self, seq, first_block, header_len):
-            length = self._pc.decrypt_length(seq, first_block)
-            return first_block, length.to_bytes(4, "big")
+            header = bytes(first_block[:header_len])
+            if len(header) == 4 and seq <= _SEQ_MAX:
+                return first_block, self._pc.decrypt_length(seq, header).to_bytes(4, "big")
+            return first_block, _stream(self._key[32:], seq, 0).encrypt(header)
 
         def decrypt_packet(self, seq, first, rest, header_len, mac):
+            if len(mac) != 16:
+                return None         # as Poly1305.verify_tag: no 16-byte tag matches
+            header = bytes(first[:header_len])
+            body = bytes(first[header_len:]) + bytes(rest)
             try:
-                if header_len == 0:
-                    return bytes(keyfile_open(self._key, first + rest + mac))
-                return self._pc.open(seq, first + rest + mac)[header_len:]
-            except ValueError:      # poly1305x.InvalidTag, or a length mismatch
+                if len(header) == 4 and seq <= _SEQ_MAX and \
+                        self._pc.decrypt_length(seq, header) == len(body):
+                    return self._pc.open(seq, header + body + bytes(mac))[4:]
+                if not header and seq == 0:
+                    return bytes(keyfile_open(self._key, body + bytes(mac)))
+            except ValueError:      # poly1305x.InvalidTag
                 return None         # asyncssh: MACError, connection closed
+            from poly1305x.mac import Poly1305
+            try:
+                Poly1305.verify_tag(_stream(self._key[:32], seq, 0).encrypt(bytes(32)),
+                                    header + body, bytes(mac))
+            except ValueError:
+                return None
+            return _stream(self._key[:32], seq, 1).decrypt(body)
 
     PacketCipherEncryption.__module__ = __name__
     return PacketCipherEncryption
@@ -98,19 +145,16 @@ def use_with_asyncssh(enable=True):
     files that use it.  ``enable=False`` puts asyncssh's own implementation
     back.  Idempotent; returns whether poly1305x was in use before the call.
 
-    ImportError when asyncssh is not installed (``pip install
-    'poly1305x[asyncssh]'``); RuntimeError on an asyncssh whose internal
+    ImportError when asyncssh is not installed (``pip install -e
+    '.[asyncssh]'`` in a checkout); RuntimeError on an asyncssh whose internal
     cipher table differs from the one this adapter was written for."""
-    global _original, _shim
-    enc, table = _encryption_module()
-    with _lock:
-        was_on = _original is not None and table.get(NAME, (None,))[0] is _shim
-        if enable and not was_on:
+    with _switch.lock:          # the table is read under the lock too
+        enc, table = _encryption_module()
+
+        def bindings():
+            global _shim
             if _shim is None:
                 _shim = _make_shim(enc.Encryption)
-            _original = table[NAME]
-            table[NAME] = (_shim, _original[1])
-        elif not enable and was_on:
-            table[NAME] = _original
-            _original = None
-        return was_on
+            return [(table, NAME, (_shim, table[NAME][1]))]
+
+        return _switch.set(enable, bindings)

@@ -4,13 +4,15 @@ itself."""
 import secrets
 
 from poly1305x._errors import InvalidTag
-from poly1305x._peers import pycryptodome
-from poly1305x._ssh import keyfile_open, keyfile_seal
+from poly1305x._peers import install_hint, pycryptodome
+from poly1305x.openssh._ssh import keyfile_open, keyfile_seal
 from poly1305x.openssh._keys import read_private, read_public
-from poly1305x.openssh._wire import MAGIC, U32, Reader, armour, string, unarmour, wipe
+from poly1305x.openssh._wire import (
+    MAGIC, PASSPHRASE_TYPE, U32, WRONG_MAGIC, WRONG_PASSPHRASE, Reader, armour, string, unarmour,
+    wipe,
+)
 
-WRONG_PASSPHRASE = "incorrect passphrase or damaged key"
-INSTALL_HINT = "pip install poly1305x[openssh]"
+INSTALL_HINT = install_hint("openssh")
 CHACHA = "chacha20-poly1305@openssh.com"
 
 #: bcrypt_pbkdf rounds above this are refused unless ``max_rounds`` says more.
@@ -47,7 +49,7 @@ def parse_outer(data, max_rounds):
     blob = unarmour(data)
     r = Reader(blob, "openssh-key-v1 header")
     if bytes(r.take(len(MAGIC), "magic")) != MAGIC:
-        raise ValueError("not an OpenSSH private key: wrong magic (not openssh-key-v1)")
+        raise ValueError(WRONG_MAGIC)
     f = File()
     f.cipher = r.name("cipher name")
     if f.cipher not in CIPHERS:
@@ -103,7 +105,7 @@ def kdf(passphrase, salt, rounds, n):
     elif isinstance(passphrase, (bytearray, memoryview)):
         passphrase = bytes(passphrase)
     elif not isinstance(passphrase, bytes):
-        raise TypeError("passphrase must be str or bytes")
+        raise TypeError(PASSPHRASE_TYPE)
     if not passphrase:
         raise ValueError(WRONG_PASSPHRASE)
     return bcrypt.kdf(password=passphrase, salt=salt, desired_key_bytes=n, rounds=rounds,
@@ -205,20 +207,40 @@ def decrypt_private(f, passphrase):
 
 def parse_private(plain, f, check=True):
     """(checkint, key) from the decrypted private section; ``check`` runs the
-    key's consistency check (see KeyType.consistent)."""
+    key's consistency check (see KeyType.consistent).
+
+    The one rule for text derived from the private section (docs/security.md):
+    every failure here is ValueError(WRONG_PASSPHRASE), for every cipher, with
+    no cause, no context and no other argument.  The section is secret, and
+    under aes-ctr/cbc an attacker who flips ciphertext bits chooses what the
+    parser reads: a message naming a length or a value would print key bytes."""
+    try:
+        return _parse_private(plain, f, check)
+    except MemoryError:
+        raise
+    except Exception:
+        pass
+    # Raised outside the handler: the detailed exception (and the frames that
+    # hold decrypted values) is released, not kept as __context__.
+    raise ValueError(WRONG_PASSPHRASE)
+
+
+def _parse_private(plain, f, check):
+    """Check-integers first, then the key's type and public fields against the
+    file's public section (read_private), then the rest."""
     r = Reader(plain, "private section")
     c1 = r.u32("check-integer")
     c2 = r.u32("check-integer")
     if c1 != c2:
         raise ValueError(WRONG_PASSPHRASE)
-    key = read_private(r, check)
+    key = read_private(r, check, f.key_type, f.public)
     key.comment = bytes(r.string("comment"))
     pad = r.rest()
     for i, b in enumerate(pad):
         if b != (i + 1) & 0xFF:
-            raise ValueError("damaged key: bad padding after the private key")
+            raise ValueError("bad padding")
     if key.pub != f.pub:
-        raise ValueError("damaged key: the public key does not match the private key")
+        raise ValueError("public key mismatch")
     return c1, key
 
 

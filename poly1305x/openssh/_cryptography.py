@@ -1,12 +1,18 @@
 """``load_ssh_private_key``: cryptography's OpenSSH key loader, for every
 cipher poly1305x can decrypt (cryptography itself reads aes256-ctr/cbc/gcm
 only)."""
+import binascii
+import re
+
 from poly1305x._errors import InvalidTag
+from poly1305x._peers import install_hint
 from poly1305x.openssh._container import (
     CIPHERS, DEFAULT_MAX_ROUNDS, WRONG_PASSPHRASE, parse_outer, unencrypted_pem,
 )
+from poly1305x.openssh._keys import KEY_TYPES, read_public
+from poly1305x.openssh._wire import BEGIN, END, MAGIC, Reader
 
-_HINT = "pip install poly1305x[openssh,cryptography]"
+_HINT = install_hint("openssh", "cryptography")
 
 
 def _cryptography():
@@ -17,6 +23,60 @@ def _cryptography():
         raise ImportError("poly1305x.openssh.load_ssh_private_key returns cryptography key "
                           f"objects and needs the 'cryptography' package: {_HINT}") from None
     return load_ssh_private_key, UnsupportedAlgorithm
+
+
+_PEM = re.compile(re.escape(BEGIN) + b"(.*?)" + re.escape(END), re.DOTALL)
+
+
+def _check_like_cryptography(data, password, UnsupportedAlgorithm):
+    """cryptography's checks of everything before its kdf, in its order and
+    with its exception classes, so that a damaged file raises here what
+    cryptography raises on the same bytes: ValueError for structure
+    (binascii.Error for bad base64, as there), UnsupportedAlgorithm for an
+    unknown key type, cipher or kdf, TypeError for a password that is
+    missing or not wanted.  Our own, stricter parse runs after it.  Returns
+    whether the key is encrypted."""
+    m = _PEM.search(bytes(data))
+    if not m:
+        raise ValueError("not an OpenSSH private key (no BEGIN ... END OPENSSH PRIVATE KEY "
+                         "block)")
+    blob = binascii.a2b_base64(m.group(1))
+    if not blob.startswith(MAGIC):
+        raise ValueError("not an OpenSSH private key (no openssh-key-v1 magic)")
+    r = Reader(memoryview(blob)[len(MAGIC):], "openssh-key-v1 header")
+    cipher, kdf = bytes(r.string("cipher name")), bytes(r.string("kdf name"))
+    opts = Reader(r.string("kdf options"), "kdf options")
+    if r.u32("number of keys") != 1:
+        raise ValueError("damaged key: the number of keys is not 1")
+    pub = r.string("public key")
+    key_type = bytes(Reader(pub, "public key").string("key type"))
+    if key_type.decode("latin-1") not in KEY_TYPES:
+        raise UnsupportedAlgorithm("unsupported key type in the public key")
+    read_public(pub)
+    if cipher == b"none" and kdf == b"none":
+        if password:
+            raise TypeError("Password was given but private key is not encrypted.")
+        _, _, block, authlen = CIPHERS["none"]
+    else:
+        if cipher == b"none" or cipher.decode("latin-1") not in CIPHERS:
+            raise UnsupportedAlgorithm(f"unsupported cipher (known: {', '.join(CIPHERS)})")
+        if kdf != b"bcrypt":
+            raise UnsupportedAlgorithm("unsupported kdf (known: bcrypt, none)")
+        _, _, block, authlen = CIPHERS[cipher.decode("ascii")]
+    private = r.string("private section")
+    if r.left() != authlen:
+        raise ValueError("damaged key: wrong length of the data after the private section")
+    if not len(private) or len(private) % block:
+        raise ValueError("damaged key: the private section is not whole cipher blocks")
+    if cipher == b"none":
+        return False
+    opts.string("bcrypt salt")
+    opts.u32("bcrypt rounds")
+    if opts.left():
+        raise ValueError("damaged key: stray bytes after the bcrypt options")
+    if not password:
+        raise TypeError("Key is password-protected, but password was not provided.")
+    return True
 
 
 def load_ssh_private_key(data, password=None, backend=None, *,
@@ -37,8 +97,13 @@ def load_ssh_private_key(data, password=None, backend=None, *,
     chacha20-poly1305 or AES-GCM, a wrong password raises
     :class:`poly1305x.InvalidTag`, which is both a ValueError and
     ``cryptography.exceptions.InvalidTag``, as cryptography raises for
-    aes256-gcm); UnsupportedAlgorithm
-    for a key type cryptography does not model.  ``max_rounds`` (keyword only,
+    aes256-gcm); UnsupportedAlgorithm for an unknown cipher, kdf or key type
+    and for a key type cryptography does not model.  A damaged file raises
+    what cryptography raises on the same bytes (its header checks are
+    repeated in its order first); on top of them poly1305x refuses, with
+    ValueError, some files cryptography would take (non-canonical base64,
+    kdf rounds above ``max_rounds``, a private key that does not match its
+    public half).  ``max_rounds`` (keyword only,
     default 5000) bounds the bcrypt rounds an untrusted file may ask for.
 
     The decrypted key is handed to cryptography's own loader, so the result
@@ -50,16 +115,10 @@ def load_ssh_private_key(data, password=None, backend=None, *,
     if password is not None and not isinstance(password, bytes):
         raise TypeError("password must be bytes")
     kwargs = {"unsafe_skip_rsa_key_validation": unsafe_skip_rsa_key_validation}
-    try:
-        f = parse_outer(data, max_rounds)
-    except ValueError as exc:
-        if str(exc).startswith("unsupported key type"):
-            raise UnsupportedAlgorithm(str(exc)) from None
-        raise
-    if f.cipher == "none":
+    encrypted = _check_like_cryptography(data, password, UnsupportedAlgorithm)
+    f = parse_outer(data, max_rounds)      # ours: stricter, and bounds the kdf rounds
+    if not encrypted:
         return crypto_load(data, password, backend, **kwargs)
-    if not password:
-        raise TypeError("Key is password-protected, but password was not provided.")
     try:
         pem, _ = unencrypted_pem(data, password, max_rounds)
     except ValueError as exc:

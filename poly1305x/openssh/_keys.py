@@ -220,15 +220,22 @@ class Key:
     __slots__ = ("type", "body", "pub", "fields", "comment")
 
 
-def read_private(r, check):
-    """Parse one private key (type string + fields) from r.  With check, also
-    test that the private and public halves belong together, so that a key
-    damaged under an unauthenticated cipher is caught."""
+def read_private(r, check, expect_type, expect_public):
+    """Parse one private key (type string + fields) from r.  The type string
+    and the public fields must equal the file's public section
+    (``expect_type``, ``expect_public``): compared as soon as each is read,
+    before any secret field is parsed.  With check, also test that the
+    private and public halves belong together, so that a key damaged under an
+    unauthenticated cipher is caught."""
     start = r.pos
-    kt = _key_type(r)
+    kt = expect_type
+    if bytes(r.string("key type")) != kt.name.encode():
+        r._fail("key type mismatch")
     values, raw = {}, {}
     for key, kind, label in kt.fields:
         values[key], raw[key] = _read_field(r, kind, label)
+        if key in expect_public and values[key] != expect_public[key]:
+            r._fail("public key mismatch")
     kt.shape(values, r._fail)
     if check:
         try:

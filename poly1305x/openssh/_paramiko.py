@@ -1,45 +1,41 @@
 """chacha20-poly1305@openssh.com for paramiko, on poly1305x: ``use_with_paramiko()``.
 
 paramiko (3.5 to 5.x) has no ChaCha20-Poly1305 transport cipher and cannot read
-key files encrypted with it.  ``use_with_paramiko()`` adds both, through four
-changes that ``use_with_paramiko(False)`` undoes exactly:
+key files encrypted with it.  ``use_with_paramiko()`` adds both; the changes,
+which ``use_with_paramiko(False)`` undoes exactly:
 
 1. ``Transport._cipher_info`` gets a ``chacha20-poly1305@openssh.com`` entry
-   (64 key bytes per direction, ``is_aead``, so no MAC key is used) and
-   ``Transport._preferred_ciphers`` puts the cipher first, as OpenSSH does.
-   Both are class attributes that paramiko documents as its cipher table.
-2. ``paramiko.transport.Packetizer``, the class a ``Transport`` instantiates
-   when no ``packetizer_class=`` is given (``SSHClient`` never gives one), is
-   replaced by :class:`ChaChaPacketizer`, a subclass.  It is the base
-   Packetizer for every other cipher; for this one its ``send_message`` and
-   ``read_message`` run ``PacketCipher``: the length is decrypted with the
-   header key and bounded before the rest is read, the tag is checked before
-   anything is decrypted (a bad tag is paramiko's "Mismatched MAC"
-   SSHException), and the sequence number wraps at 2**32.  paramiko's own AEAD
-   path cannot be reused: it sends the length in clear (AES-GCM style).  The
-   bookkeeping around the cipher (sequence numbers, compression, re-key
-   counters) is paramiko's, read and written through its private attribute
-   names; ``use_with_paramiko()`` checks that they exist first.
-3. ``PKey._read_private_key``, through which every paramiko key class reads an
-   OpenSSH key file, first turns a file encrypted with
-   chacha20-poly1305@openssh.com into the unencrypted file
-   (``poly1305x.openssh.decrypt``); other files pass through untouched.
-   ``Ed25519Key`` reads its file without the password and parses it in
-   ``_parse_signing_key_data``, so that method does the same.
-4. ``PKey.from_path`` loads such files through the same route (the original
-   goes through cryptography, which does not know the cipher).
-
-A ``Transport`` created with ``packetizer_class=`` of its own gets the cipher
-only if that class derives from :class:`ChaChaPacketizer`.
+   (64 key bytes per direction, ``is_aead``) and ``Transport._preferred_ciphers``
+   puts the cipher first, as OpenSSH does.
+2. ``Packetizer.send_message`` and ``read_message`` (paramiko's own class, so
+   a Transport's packetizer stays of the class paramiko or the user chose)
+   run ``PacketCipher`` when this cipher was negotiated, and paramiko's own
+   code otherwise: the length is decrypted and bounded before the rest is
+   read, the tag checked before anything is decrypted ("Mismatched MAC"), the
+   sequence number wraps at 2**32.  The bookkeeping (sequence numbers,
+   compression, re-key counters) is paramiko's, through its private names.
+3. ``Transport.preferred_ciphers`` leaves the cipher out for a transport
+   whose ``packetizer_class=`` cannot reach that code: not a Packetizer
+   subclass, or one that overrides either method without calling ``super()``.
+4. ``PKey._read_private_key``, ``Ed25519Key._parse_signing_key_data`` and
+   ``PKey.from_path`` turn a key file encrypted with the cipher into the
+   unencrypted file (``poly1305x.openssh.decrypt``, kdf rounds capped) before
+   paramiko parses it; other files pass through untouched.  Every chacha
+   file stops there, damaged or not: a failure is an SSHException, as plain
+   paramiko raises for a file it cannot read, and paramiko's parsers never
+   see the cipher.  The search for such a file is linear, in key text of up
+   to ``MAX_KEY_TEXT`` (1 MiB) characters.
 """
 import io
 import logging
 import re
 import struct
-import threading
 
 from poly1305x._errors import InvalidTag
-from poly1305x._ssh import PacketCipher
+from poly1305x.openssh._ssh import PacketCipher
+from poly1305x._peers import install_hint, no_attribute
+from poly1305x._swap import Switch
+from poly1305x.openssh._wire import BEGIN, END
 
 __all__ = ["CIPHER", "use_with_paramiko"]
 
@@ -47,7 +43,7 @@ CIPHER = "chacha20-poly1305@openssh.com"
 MAX_PACKET = 256 * 1024   # OpenSSH's PACKET_MAX_SIZE: bound an unauthenticated length
 TAG = 16
 SUPPORTED = "paramiko 3.5 to 5.x"
-INSTALL_HINT = "pip install poly1305x[paramiko]"
+INSTALL_HINT = install_hint("paramiko")
 
 # Packetizer state this module reads or writes (paramiko's name-mangled privates).
 _P = "_Packetizer__"
@@ -61,9 +57,8 @@ _PACKETIZER_METHODS = ("read_all", "write_all", "_trigger_rekey", "_log",
                        "send_message", "read_message", "set_inbound_cipher",
                        "set_outbound_cipher")
 
-_lock = threading.Lock()
-_saved = None          # the originals while enabled, else None
-_packetizer = None     # ChaChaPacketizer, built on first use (it needs paramiko)
+_switch = Switch()     # our methods and tables in paramiko, and back
+_saved = None          # (paramiko, the originals our methods delegate to) while enabled
 
 
 class _Engine:
@@ -78,119 +73,145 @@ class _Engine:
 
     def encrypt(self, *args):
         from paramiko.ssh_exception import SSHException
-        raise SSHException(f"{CIPHER} needs poly1305x's packetizer: a Transport's "
-                           "packetizer_class must derive from "
-                           "poly1305x._paramiko.ChaChaPacketizer")
+        raise SSHException(f"{CIPHER} needs poly1305x's packet path: this Transport's "
+                           "packetizer_class replaces Packetizer.send_message or "
+                           "read_message without calling super()")
 
     decrypt = encrypt
 
 
-def _make_packetizer(Packetizer, SSHException, Message, MSG_NAMES):
-    class ChaChaPacketizer(Packetizer):
-        """paramiko's Packetizer, plus chacha20-poly1305@openssh.com on
-        ``poly1305x.PacketCipher`` when that cipher was negotiated."""
+def _make_methods(send_original, read_original, SSHException, Message, MSG_NAMES):
+    """paramiko's ``Packetizer.send_message`` and ``read_message`` with
+    chacha20-poly1305@openssh.com on ``PacketCipher`` when that cipher was
+    negotiated (the direction's engine is an :class:`_Engine`), else
+    paramiko's own (``send_original``/``read_original``)."""
 
-        def send_message(self, data):
-            engine = self._Packetizer__block_engine_out
-            if type(engine) is not _Engine:
-                return super().send_message(data)
-            data = data.asbytes()
-            with self._Packetizer__write_lock:
-                if self._Packetizer__compress_engine_out is not None:
-                    data = self._Packetizer__compress_engine_out(data)
-                # As OpenSSH pads for this cipher: 4..11 bytes, so that padlen,
-                # payload and padding (not the length field) fill 8-byte blocks.
-                # Zeros, as paramiko pads its CTR ciphers: the padding is
-                # encrypted with the rest, and a urandom call per packet costs
-                # more than sealing a small one.
-                padding = 11 - (len(data) + 4) % 8
-                packet = b"".join((struct.pack(">IB", len(data) + padding + 1, padding),
-                                   data, bytes(padding)))
-                if self._Packetizer__dump_packets:
-                    self._log(logging.DEBUG,
-                              f"Write packet <{_name(MSG_NAMES, data[0])}>, length {len(data)}")
-                seq = self._Packetizer__sequence_number_out
-                out = engine.cipher.seal(seq, packet)
-                seq = (seq + 1) & 0xFFFFFFFF
-                if seq == 0 and not self._initial_kex_done:
-                    raise SSHException("Sequence number rolled over during initial kex!")
-                self._Packetizer__sequence_number_out = seq
-                self.write_all(out)
-                self._count_sent(len(out))
-
-        def read_message(self):
-            engine = self._Packetizer__block_engine_in
-            if type(engine) is not _Engine:
-                return super().read_message()
-            seq = self._Packetizer__sequence_number_in
-            first = self.read_all(4, check_rekey=True)
-            size = engine.cipher.decrypt_length(seq, first)
-            # Not authenticated yet: bound it before waiting for that much.
-            if size < 8 or size > MAX_PACKET or size % 8:
-                raise SSHException(f"Invalid packet length {size}")
-            wire = first + self.read_all(size + TAG)
-            try:
-                packet = engine.cipher.open(seq, wire)
-            except InvalidTag:
-                raise SSHException("Mismatched MAC") from None
-            padding = packet[4]
-            if padding < 4 or padding > size - 2:
-                raise SSHException(f"Invalid padding length {padding}")
-            payload = packet[5:4 + size - padding]
-            if self._Packetizer__compress_engine_in is not None:
-                payload = self._Packetizer__compress_engine_in(payload)
-            msg = Message(payload[1:])
-            msg.seqno = seq
+    def send_message(self, data):
+        engine = self._Packetizer__block_engine_out
+        if type(engine) is not _Engine:
+            return send_original(self, data)
+        data = data.asbytes()
+        with self._Packetizer__write_lock:
+            if self._Packetizer__compress_engine_out is not None:
+                data = self._Packetizer__compress_engine_out(data)
+            # As OpenSSH pads for this cipher: 4..11 bytes, so that padlen,
+            # payload and padding (not the length field) fill 8-byte blocks.
+            # Zeros, as paramiko pads its CTR ciphers: the padding is
+            # encrypted with the rest, and a urandom call per packet costs
+            # more than sealing a small one.
+            padding = 11 - (len(data) + 4) % 8
+            packet = b"".join((struct.pack(">IB", len(data) + padding + 1, padding),
+                               data, bytes(padding)))
+            if self._Packetizer__dump_packets:
+                self._log(logging.DEBUG,
+                          f"Write packet <{_name(MSG_NAMES, data[0])}>, length {len(data)}")
+            seq = self._Packetizer__sequence_number_out
+            out = engine.cipher.seal(seq, packet)
             seq = (seq + 1) & 0xFFFFFFFF
             if seq == 0 and not self._initial_kex_done:
                 raise SSHException("Sequence number rolled over during initial kex!")
-            self._Packetizer__sequence_number_in = seq
-            self._count_received(size + TAG + 4)
-            cmd = payload[0]
-            if self._Packetizer__dump_packets:
-                self._log(logging.DEBUG,
-                          f"Read packet <{_name(MSG_NAMES, cmd)}>, length {len(payload)}")
-            return cmd, msg
+            self._Packetizer__sequence_number_out = seq
+            self.write_all(out)
+            _count_sent(self, len(out))
 
-        # paramiko's re-key accounting (from Packetizer.send_message and
-        # read_message), unchanged.
+    def read_message(self):
+        engine = self._Packetizer__block_engine_in
+        if type(engine) is not _Engine:
+            return read_original(self)
+        seq = self._Packetizer__sequence_number_in
+        first = self.read_all(4, check_rekey=True)
+        size = engine.cipher.decrypt_length(seq, first)
+        # Not authenticated yet: bound it before waiting for that much.
+        if size < 8 or size > MAX_PACKET or size % 8:
+            raise SSHException(f"Invalid packet length {size}")
+        wire = first + self.read_all(size + TAG)
+        try:
+            packet = engine.cipher.open(seq, wire)
+        except InvalidTag:
+            raise SSHException("Mismatched MAC") from None
+        padding = packet[4]
+        if padding < 4 or padding > size - 2:
+            raise SSHException(f"Invalid padding length {padding}")
+        payload = packet[5:4 + size - padding]
+        if self._Packetizer__compress_engine_in is not None:
+            payload = self._Packetizer__compress_engine_in(payload)
+        msg = Message(payload[1:])
+        msg.seqno = seq
+        seq = (seq + 1) & 0xFFFFFFFF
+        if seq == 0 and not self._initial_kex_done:
+            raise SSHException("Sequence number rolled over during initial kex!")
+        self._Packetizer__sequence_number_in = seq
+        _count_received(self, size + TAG + 4, SSHException)
+        cmd = payload[0]
+        if self._Packetizer__dump_packets:
+            self._log(logging.DEBUG,
+                      f"Read packet <{_name(MSG_NAMES, cmd)}>, length {len(payload)}")
+        return cmd, msg
 
-        def _count_sent(self, raw):
-            self._Packetizer__sent_bytes += raw
-            self._Packetizer__sent_packets += 1
-            if (self._Packetizer__sent_packets >= self.REKEY_PACKETS
-                    or self._Packetizer__sent_bytes >= self.REKEY_BYTES) \
-                    and not self._Packetizer__need_rekey:
-                self._log(logging.DEBUG,
-                          f"Rekeying (hit {self._Packetizer__sent_packets} packets, "
-                          f"{self._Packetizer__sent_bytes} bytes sent)")
-                self._Packetizer__received_bytes_overflow = 0
-                self._Packetizer__received_packets_overflow = 0
-                self._trigger_rekey()
+    for method, original in ((send_message, send_original), (read_message, read_original)):
+        method.__doc__ = original.__doc__
+        method.__wrapped__ = original
+    return send_message, read_message
 
-        def _count_received(self, raw):
-            self._Packetizer__received_bytes += raw
-            self._Packetizer__received_packets += 1
-            if self._Packetizer__need_rekey:
-                self._Packetizer__received_bytes_overflow += raw
-                self._Packetizer__received_packets_overflow += 1
-                if (self._Packetizer__received_packets_overflow
-                        >= self.REKEY_PACKETS_OVERFLOW_MAX
-                        or self._Packetizer__received_bytes_overflow
-                        >= self.REKEY_BYTES_OVERFLOW_MAX):
-                    raise SSHException("Remote transport is ignoring rekey requests")
-            elif (self._Packetizer__received_packets >= self.REKEY_PACKETS
-                    or self._Packetizer__received_bytes >= self.REKEY_BYTES):
-                self._log(logging.DEBUG,
-                          f"Rekeying (hit {self._Packetizer__received_packets} packets, "
-                          f"{self._Packetizer__received_bytes} bytes received)")
-                self._Packetizer__received_bytes_overflow = 0
-                self._Packetizer__received_packets_overflow = 0
-                self._trigger_rekey()
 
-    ChaChaPacketizer.__module__ = __name__
-    ChaChaPacketizer.__qualname__ = "ChaChaPacketizer"
-    return ChaChaPacketizer
+# paramiko's re-key accounting (from Packetizer.send_message and read_message),
+# unchanged.
+
+def _count_sent(self, raw):
+    self._Packetizer__sent_bytes += raw
+    self._Packetizer__sent_packets += 1
+    if (self._Packetizer__sent_packets >= self.REKEY_PACKETS
+            or self._Packetizer__sent_bytes >= self.REKEY_BYTES) \
+            and not self._Packetizer__need_rekey:
+        self._log(logging.DEBUG,
+                  f"Rekeying (hit {self._Packetizer__sent_packets} packets, "
+                  f"{self._Packetizer__sent_bytes} bytes sent)")
+        self._Packetizer__received_bytes_overflow = 0
+        self._Packetizer__received_packets_overflow = 0
+        self._trigger_rekey()
+
+
+def _count_received(self, raw, SSHException):
+    self._Packetizer__received_bytes += raw
+    self._Packetizer__received_packets += 1
+    if self._Packetizer__need_rekey:
+        self._Packetizer__received_bytes_overflow += raw
+        self._Packetizer__received_packets_overflow += 1
+        if (self._Packetizer__received_packets_overflow >= self.REKEY_PACKETS_OVERFLOW_MAX
+                or self._Packetizer__received_bytes_overflow
+                >= self.REKEY_BYTES_OVERFLOW_MAX):
+            raise SSHException("Remote transport is ignoring rekey requests")
+    elif (self._Packetizer__received_packets >= self.REKEY_PACKETS
+            or self._Packetizer__received_bytes >= self.REKEY_BYTES):
+        self._log(logging.DEBUG,
+                  f"Rekeying (hit {self._Packetizer__received_packets} packets, "
+                  f"{self._Packetizer__received_bytes} bytes received)")
+        self._Packetizer__received_bytes_overflow = 0
+        self._Packetizer__received_packets_overflow = 0
+        self._trigger_rekey()
+
+
+def _composes(cls):
+    """Whether a Transport whose packetizer is of class ``cls`` can run the
+    cipher: ``cls`` derives from paramiko's Packetizer, and where it overrides
+    ``send_message`` or ``read_message`` the override calls ``super()`` (so
+    that it reaches the chacha path).  A class that replaces either method
+    outright frames packets itself: chacha is left out of its offer."""
+    if _saved is None:
+        return False
+    paramiko, saved = _saved
+    if not isinstance(cls, type) or not issubclass(cls, paramiko.packet.Packetizer):
+        return False
+    for name in ("send_message", "read_message"):
+        for klass in cls.__mro__:
+            if klass is paramiko.packet.Packetizer:
+                break
+            fn = vars(klass).get(name)
+            if fn is not None:
+                code = getattr(fn, "__code__", None)
+                if code is None or "super" not in code.co_names:
+                    return False
+    return True
 
 
 def _name(names, cmd):
@@ -198,10 +219,11 @@ def _name(names, cmd):
 
 
 def __getattr__(name):
-    # ChaChaPacketizer derives from paramiko's Packetizer: built on first access.
+    # Earlier versions replaced paramiko's Packetizer with a subclass of this
+    # name; now paramiko's own class carries the cipher while enabled.
     if name == "ChaChaPacketizer":
-        return _packetizer_class(_import_paramiko())
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return _import_paramiko().packet.Packetizer
+    raise no_attribute(__name__, name)
 
 
 def _import_paramiko():
@@ -214,17 +236,6 @@ def _import_paramiko():
     except ImportError as exc:
         raise ImportError(f"use_with_paramiko needs paramiko: {INSTALL_HINT}") from exc
     return paramiko
-
-
-def _packetizer_class(paramiko):
-    global _packetizer
-    if _packetizer is None:
-        from paramiko.common import MSG_NAMES
-        from paramiko.message import Message
-        from paramiko.ssh_exception import SSHException
-        _packetizer = _make_packetizer(paramiko.packet.Packetizer, SSHException, Message,
-                                       MSG_NAMES)
-    return _packetizer
 
 
 def _check(paramiko):
@@ -248,8 +259,11 @@ def _check(paramiko):
             problems.append("Transport() takes no packetizer_class")
     except (TypeError, ValueError):
         problems.append("Transport.__init__ has no signature")
-    if getattr(paramiko.transport, "Packetizer", None) is not P:
-        problems.append("paramiko.transport.Packetizer is not paramiko.packet.Packetizer")
+    if not isinstance(vars(T).get("preferred_ciphers"), property):
+        problems.append("Transport.preferred_ciphers is not a property")
+    for name in ("send_message", "read_message"):
+        if name not in vars(P):
+            problems.append(f"Packetizer.{name} is inherited")
     for name in _PACKETIZER_METHODS:
         if not callable(getattr(P, name, None)):
             problems.append(f"Packetizer.{name} is missing")
@@ -270,56 +284,82 @@ def _check(paramiko):
                            f"(tested with {SUPPORTED}): " + "; ".join(problems))
 
 
-_BEGIN = "-----BEGIN OPENSSH PRIVATE KEY-----"
-_END = "-----END OPENSSH PRIVATE KEY-----"
-_BLOCK = re.compile(re.escape(_BEGIN) + ".*?" + re.escape(_END), re.S)
+_BEGIN = BEGIN.decode("ascii")
+_END = END.decode("ascii")
+# Key text longer than this is not searched for a chacha key (paramiko reads it
+# as it would without poly1305x); 1 MiB, as OpenSSH's own limit on key files.
+MAX_KEY_TEXT = 1 << 20
+_NOT_B64 = re.compile("[^A-Za-z0-9+/]")
+_MAGIC = b"openssh-key-v1\0" + struct.pack(">I", len(CIPHER)) + CIPHER.encode()
 # paramiko's key classes pass this tag to _read_private_key
 _TAGS = {"RSA": ("ssh-rsa",), "EC": ("ecdsa-sha2-",), "OPENSSH": ("ssh-ed25519",)}
 
 
-def _chacha_key(data):
-    """(key file, key type) when data (text around an armoured OpenSSH key, or
-    the binary openssh-key-v1 blob) is a key encrypted with
-    chacha20-poly1305@openssh.com, else None."""
-    from poly1305x import openssh
+def _chacha_block(data):
+    """The armoured key (str) or openssh-key-v1 blob (bytes) in ``data`` when
+    it is a key file whose cipher is chacha20-poly1305@openssh.com, whatever
+    else is wrong with it; else None.  Linear in len(data): one ``str.find``
+    for each marker, the cipher name from the first 64 base64 characters."""
+    import binascii
     if isinstance(data, str):
-        m = _BLOCK.search(data)
-        if m is None:
+        if len(data) > MAX_KEY_TEXT:
             return None
-        data = m.group(0)
-    elif bytes(data[:15]) != b"openssh-key-v1\0":
-        return None
+        i = data.find(_BEGIN)
+        j = data.find(_END, i + len(_BEGIN)) if i >= 0 else -1
+        if j < 0:
+            return None
+        block = data[i:j + len(_END)]
+        # the first 64 base64 letters: whatever else a decoder skips is skipped
+        head = _NOT_B64.sub("", block[len(_BEGIN):len(_BEGIN) + 400])[:64]
+        try:
+            prefix = binascii.a2b_base64(head)
+        except (binascii.Error, ValueError):
+            return None
+        return block if prefix.startswith(_MAGIC) else None
+    return bytes(data) if bytes(data[:len(_MAGIC)]) == _MAGIC else None
+
+
+def _bad_key(SSHException, exc):
+    """SSHException (what paramiko's callers catch, and what plain paramiko
+    raises for such a file) that is also a ValueError (poly1305x's rule for a
+    bad passphrase or a damaged file)."""
+    cls = _key_errors.get(SSHException)
+    if cls is None:
+        cls = _key_errors[SSHException] = type(
+            "BadKeyFileError", (SSHException, ValueError), {"__module__": __name__})
+    if isinstance(exc, ValueError):
+        return cls(str(exc))
+    return cls(f"not a valid {CIPHER} key file")
+
+
+_key_errors = {}
+
+
+def _key_type(block):
+    """The key type of a chacha key file; SSHException when it is damaged."""
+    from poly1305x import openssh
+    from paramiko.ssh_exception import SSHException
     try:
-        info = openssh.key_info(data)
-    except ValueError:
-        return None         # paramiko reports what is wrong with it
-    return (data, info["type"]) if info["cipher"] == CIPHER else None
+        return openssh.key_info(block)["type"]
+    except Exception as exc:        # noqa: BLE001 - paramiko's callers catch SSHException
+        raise _bad_key(SSHException, exc) from None
 
 
-def _decrypt_key(block, key_type, password, tag=None):
+def _decrypt_key(block, password, tag=None):
+    """The unencrypted armoured file for a chacha key file: poly1305x's
+    decrypt (kdf rounds capped at DEFAULT_MAX_ROUNDS), every failure an
+    SSHException as paramiko raises for a file it cannot read."""
     from poly1305x import openssh
     from paramiko.ssh_exception import PasswordRequiredException, SSHException
+    key_type = _key_type(block)
     if tag in _TAGS and not key_type.startswith(_TAGS[tag]):
         raise SSHException(f"encountered {key_type} key, expected {tag} key")
     if password is None:
         raise PasswordRequiredException("private key file is encrypted")
     try:
         return openssh.decrypt(block, password).decode("ascii")
-    except ValueError as exc:
-        raise _key_error(SSHException)(str(exc)) from None
-
-
-_key_errors = {}
-
-
-def _key_error(SSHException):
-    """SSHException (what paramiko's callers catch) that is also a ValueError
-    (poly1305x's rule for a bad passphrase or a damaged file)."""
-    cls = _key_errors.get(SSHException)
-    if cls is None:
-        cls = _key_errors[SSHException] = type(
-            "BadKeyFileError", (SSHException, ValueError), {"__module__": __name__})
-    return cls
+    except Exception as exc:        # noqa: BLE001 - as above
+        raise _bad_key(SSHException, exc) from None
 
 
 def _patch_keys(paramiko, saved):
@@ -332,19 +372,21 @@ def _patch_keys(paramiko, saved):
         text = f.read()
         if isinstance(text, bytes):
             text = text.decode("utf-8", "replace")
-        found = _chacha_key(text)
+        block = _chacha_block(text)
         # Ed25519Key reads without the password and hands the raw file to
         # _parse_signing_key_data (patched below) together with the password.
-        if found is not None and not (tag == "OPENSSH" and password is None):
-            text = _decrypt_key(found[0], found[1], password, tag)
+        if block is not None and not (tag == "OPENSSH" and password is None):
+            text = _decrypt_key(block, password, tag)
             password = None
         return read_original(self, tag, io.StringIO(text), password)
 
     def _parse_signing_key_data(self, data, password):
-        found = _chacha_key(data)
-        if found is not None:
+        # Every chacha blob stops here: paramiko's own parser would find the
+        # cipher in Transport._cipher_info and run bcrypt with the file's rounds.
+        block = _chacha_block(data)
+        if block is not None:
             from poly1305x.openssh._wire import unarmour
-            data = unarmour(_decrypt_key(found[0], found[1], password))
+            data = unarmour(_decrypt_key(block, password))
         return parse_original(self, data, password)
 
     def from_path(path, password=None):
@@ -353,18 +395,19 @@ def _patch_keys(paramiko, saved):
         key_path = path[:-len("-cert.pub")] if path.endswith("-cert.pub") else path
         key_path = Path(key_path).expanduser()
         try:
-            found = _chacha_key(key_path.read_bytes().decode("utf-8", "replace"))
+            block = _chacha_block(key_path.read_bytes().decode("utf-8", "replace"))
         except OSError:
-            found = None
-        if found is None:
+            block = None
+        if block is None:
             return from_path_original(path, password)
+        key_type = _key_type(block)
         classes = {"ssh-rsa": paramiko.RSAKey, "ssh-ed25519": paramiko.Ed25519Key}
-        key_class = classes.get(found[1])
-        if key_class is None and found[1].startswith("ecdsa-sha2-"):
+        key_class = classes.get(key_type)
+        if key_class is None and key_type.startswith("ecdsa-sha2-"):
             key_class = paramiko.ECDSAKey
         if key_class is None:
-            raise paramiko.pkey.UnknownKeyType(key_type=found[1])
-        plain = _decrypt_key(found[0], found[1], password)
+            raise paramiko.pkey.UnknownKeyType(key_type=key_type)
+        plain = _decrypt_key(block, password)
         key = key_class.from_private_key(io.StringIO(plain))
         cert_path = Path(str(key_path) + "-cert.pub")
         if cert_path.exists():
@@ -375,9 +418,18 @@ def _patch_keys(paramiko, saved):
     _read_private_key.__wrapped__ = read_original
     from_path.__doc__ = from_path_original.__doc__
     from_path.__wrapped__ = from_path_original
-    PKey._read_private_key = _read_private_key
-    paramiko.ed25519key.Ed25519Key._parse_signing_key_data = _parse_signing_key_data
-    PKey.from_path = staticmethod(from_path)
+    return [(PKey, "_read_private_key", _read_private_key),
+            (paramiko.ed25519key.Ed25519Key, "_parse_signing_key_data", _parse_signing_key_data),
+            (PKey, "from_path", staticmethod(from_path))]
+
+
+def _preferred_ciphers(original):
+    def preferred_ciphers(self):
+        ciphers = original.fget(self)
+        if CIPHER in ciphers and not _composes(type(getattr(self, "packetizer", None))):
+            ciphers = tuple(c for c in ciphers if c != CIPHER)
+        return ciphers
+    return property(preferred_ciphers, original.fset, original.fdel, original.__doc__)
 
 
 def use_with_paramiko(enable=True):
@@ -388,21 +440,23 @@ def use_with_paramiko(enable=True):
     idempotent.
 
     Returns whether it was enabled before the call.  ImportError when paramiko
-    is missing (``pip install poly1305x[paramiko]``); RuntimeError, before
+    is missing (``pip install -e '.[paramiko]'``); RuntimeError, before
     anything is changed, on a paramiko whose internals differ from the ones
     this is written for (paramiko 3.5 to 5.x)."""
     global _saved
-    with _lock:
-        was_on = _saved is not None
+    with _switch.lock:
+        was_on = _switch.engaged()
         if enable and not was_on:
             paramiko = _import_paramiko()
             _check(paramiko)
             T, PKey = paramiko.transport.Transport, paramiko.pkey.PKey
-            packetizer = _packetizer_class(paramiko)
+            P = paramiko.packet.Packetizer
             saved = {
                 "_preferred_ciphers": T.__dict__["_preferred_ciphers"],
                 "_cipher_info": T.__dict__["_cipher_info"],
-                "Packetizer": paramiko.transport.Packetizer,
+                "send_message": P.__dict__["send_message"],
+                "read_message": P.__dict__["read_message"],
+                "preferred_ciphers": T.__dict__["preferred_ciphers"],
                 "_read_private_key": PKey.__dict__["_read_private_key"],
                 "from_path": PKey.from_path,
                 "from_path_raw": PKey.__dict__["from_path"],
@@ -412,21 +466,26 @@ def use_with_paramiko(enable=True):
             info = dict(saved["_cipher_info"])
             info[CIPHER] = {"class": _Engine, "block-size": 8, "key-size": 64,
                             "iv-size": 0, "is_aead": True}
-            T._cipher_info = info
-            T._preferred_ciphers = (CIPHER,) + tuple(
-                c for c in saved["_preferred_ciphers"] if c != CIPHER)
-            paramiko.transport.Packetizer = packetizer
-            _patch_keys(paramiko, saved)
+            from paramiko.common import MSG_NAMES
+            from paramiko.message import Message
+            from paramiko.ssh_exception import SSHException
+            send, read = _make_methods(
+                saved["send_message"], saved["read_message"], SSHException, Message, MSG_NAMES)
+            bindings = [
+                (T, "_cipher_info", info),
+                (T, "_preferred_ciphers",
+                 (CIPHER,) + tuple(c for c in saved["_preferred_ciphers"] if c != CIPHER)),
+                (P, "send_message", send),
+                (P, "read_message", read),
+                (T, "preferred_ciphers", _preferred_ciphers(saved["preferred_ciphers"])),
+            ] + _patch_keys(paramiko, saved)
             _saved = (paramiko, saved)
+            try:
+                _switch.swap(bindings)
+            except BaseException:
+                _saved = None
+                raise
         elif not enable and was_on:
-            paramiko, saved = _saved
-            T, PKey = paramiko.transport.Transport, paramiko.pkey.PKey
-            T._preferred_ciphers = saved["_preferred_ciphers"]
-            T._cipher_info = saved["_cipher_info"]
-            paramiko.transport.Packetizer = saved["Packetizer"]
-            PKey._read_private_key = saved["_read_private_key"]
-            PKey.from_path = saved["from_path_raw"]
-            paramiko.ed25519key.Ed25519Key._parse_signing_key_data = \
-                saved["_parse_signing_key_data"]
+            _switch.restore()
             _saved = None
         return was_on

@@ -10,6 +10,10 @@ END = b"-----END OPENSSH PRIVATE KEY-----"
 MAX_KEY_FILE = 1 << 20  # bytes of PEM text; an RSA-16384 key is about 12 KiB
 MAX_MPINT = 16384 // 8  # as OpenSSH (SSHBUF_MAX_BIGNUM): bounds the key checks' cost
 U32 = struct.Struct(">I")
+#: The one message for every failure after decryption (see _container.parse_private).
+WRONG_PASSPHRASE = "incorrect passphrase or damaged key"
+WRONG_MAGIC = "not an OpenSSH private key: wrong magic (not openssh-key-v1)"
+PASSPHRASE_TYPE = "passphrase must be str or bytes"
 
 
 class Reader:
@@ -53,13 +57,12 @@ class Reader:
         return int.from_bytes(body, "big"), self.buf[start:self.pos]
 
     def name(self, name, limit=64):
-        body = self.string(name)
+        body = bytes(self.string(name))
         if len(body) > limit:
             self._fail(f"{name} is {len(body)} bytes long")
-        try:
-            return bytes(body).decode("ascii")
-        except UnicodeDecodeError:
+        if not body.isascii():
             self._fail(f"{name} is not ASCII")
+        return body.decode("ascii")
 
     def left(self):
         return len(self.buf) - self.pos
@@ -128,7 +131,7 @@ def unarmour(data):
     if base64.b64encode(blob) != b64:
         raise ValueError("damaged key: non-canonical base64")
     if not blob.startswith(MAGIC):
-        raise ValueError("not an OpenSSH private key: wrong magic (not openssh-key-v1)")
+        raise ValueError(WRONG_MAGIC)
     return blob
 
 

@@ -25,7 +25,7 @@ lib.ct_canary_leaky_compare.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes
 import poly1305x  # noqa: E402
 from poly1305x import ChaCha20, ChaCha20_Poly1305, InvalidSignature, InvalidTag  # noqa: E402
 from poly1305x import Poly1305 as PolyFace  # noqa: E402
-from poly1305x import _dispatch  # noqa: E402
+from poly1305x._core import _dispatch  # noqa: E402
 from poly1305x import aead as aeads  # noqa: E402
 from poly1305x.aead import ChaCha20Poly1305, XChaCha20Poly1305  # noqa: E402
 from poly1305x.mac import Poly1305  # noqa: E402

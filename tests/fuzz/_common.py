@@ -15,7 +15,7 @@ if TESTS not in sys.path:
 
 def backends():
     import poly1305x
-    from poly1305x import _dispatch
+    from poly1305x._core import _dispatch
     return poly1305x.backends() + _dispatch.emulated_backends()
 
 

@@ -16,7 +16,7 @@ except ImportError:
 
 import poly1305x
 from poly1305x import ChaCha20_Poly1305, InvalidTag
-from poly1305x import _engine
+from poly1305x._core import _engine
 from poly1305x.aead import ChaCha20Poly1305, XChaCha20Poly1305
 
 from Crypto.Cipher import ChaCha20_Poly1305 as PcdAEAD

@@ -14,7 +14,7 @@ except ImportError:  # imported as tests.fuzz.fuzz_poly1305
 import poly1305x
 from poly1305x import ChaCha20
 from poly1305x import Poly1305 as PolyFace
-from poly1305x import _engine
+from poly1305x._core import _engine
 from poly1305x.mac import Poly1305
 from reference import poly1305 as ref_poly1305
 

@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# Each wheel of wheelhouse/ (.ci/wheels.sh) installed into a clean venv whose
+# PATH has no C compiler, then tested against the installed wheel (pytest runs
+# outside the source tree; .ci/poly1305x_installed_check.py fails the run if
+# the tests would import anything else):
+#
+#   cp311, cp313 x86_64   self-test + the whole suite (pyenv's CPython)
+#   cp312 x86_64          self-test + the kernel and AEAD tests (SUBSET)
+#   cp314, cp315 x86_64   self-test + the whole suite, on Debian sid's CPython
+#                         inside the sid root (.ci/sid-root.sh); the peers from
+#                         their cp314/cp315 wheels, fetched by the host's pip;
+#                         a test module needing a peer with no such wheel is
+#                         left out by name, with the reason printed
+#   cp311 aarch64         .ci/aarch64.sh on this wheel (qemu-user): self-test,
+#                         the kernel, ChaCha20 and AEAD tests
+#   musllinux             not run: no musl CPython can be had here
+#
+# One line per wheel, `wheel <tag> <python>: N passed, N failed`, and for the
+# sid interpreters `cpython 3.14: N passed, N failed` (the same run).  Exits
+# non-zero if any line has a failure.  POLY1305X_TEST_JOBS (default 2) test
+# runs at once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SRC=$PWD
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
+OUT=${1:-$SRC/wheelhouse}
+JOBS=${POLY1305X_TEST_JOBS:-2}
+HOSTPY=/var/cache/poly1305x-ci/wheels/tools-venv/bin/python
+SUBSET=(tests/test_poly1305.py tests/test_chacha20.py tests/test_aead.py
+        tests/test_chacha20_kernels.py tests/test_poly1305_kernels.py)
+SECONDS=0
+
+work=$(mktemp -d -t poly1305x-wheel-tests-XXXXXX)
+SID_WORK=$work
+. .ci/sid-root.sh
+trap 'sid_umount; rm -rf "$work"' EXIT
+
+find_python() {
+    local v=$1 root=${PYENV_ROOT:-$HOME/.pyenv} best="" p
+    for p in $(ls -d "$root"/versions/"$v".*/bin/python"$v" 2>/dev/null | sort -V); do
+        [[ $p =~ /[0-9]+\.[0-9]+\.[0-9]+/bin/ ]] && best=$p
+    done
+    [ -n "$best" ] || best=$(command -v "python$v")
+    echo "$best"
+}
+
+# A PATH without a C compiler: links to everything in the system bin
+# directories except compilers, assemblers and linkers.
+NOCC=$work/nocc-bin
+mkdir -p "$NOCC"
+for d in /usr/sbin /usr/bin /sbin /bin; do
+    for f in "$d"/*; do
+        n=${f##*/}
+        [[ $n =~ ^(cc|c\+\+|c89|c99|cpp|gcc|g\+\+|clang|clang\+\+|tcc|ld|as|zig)(-[0-9.]+)?$ ]] && continue
+        [[ $n =~ -(gcc|g\+\+|cc|c\+\+|cpp|ld|as)(-[0-9.]+)?$|^ld\. ]] && continue
+        [ -e "$NOCC/$n" ] || ln -s "$f" "$NOCC/$n"
+    done
+done
+if PATH=$NOCC command -v cc gcc clang >/dev/null 2>&1; then
+    echo "wheel-tests: a compiler is left on the test PATH" >&2
+    exit 1
+fi
+
+# The test extra, from pyproject.toml.
+mapfile -t TEST_REQS < <("$HOSTPY" -c 'import tomllib
+for r in tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["test"]:
+    print(r)')
+# Which test modules import each peer (for leaving them out on a missing wheel).
+declare -A IMPORTS=([pycryptodome]=Crypto [pycryptodomex]=Cryptodome [noiseprotocol]=noise
+                    [pyserpent]=serpent [pycryptodome-test-vectors]=pycryptodome_test_vectors)
+
+# The clean tree the tests run from (tracked files; no built modules).
+mkdir -p "$work/tree" "$work/run"
+git ls-files -z | grep -zvE '^(wheelhouse)/' \
+    | while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\0' "$f"; done \
+    | xargs -0 cp --parents -t "$work/tree"
+cp .ci/poly1305x_installed_check.py "$work/run/"
+export POLY1305X_SDIST_CACHE=$work/sdists
+
+tagof() { local b=${1##*/}; b=${b%.whl}; echo "${b#*-*-}" | sed -E 's/-cp[0-9]+-/-/; s/manylinux2014_[a-z0-9_]+\.//'; }
+
+# counts JUNIT: "passed failed skipped" (no report: one failed)
+counts() {
+    "$HOSTPY" - "$1" <<'EOF' 2>/dev/null || echo "0 1 0"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+suites = [root] if root.tag == "testsuite" else list(root)
+n = {k: sum(int(s.get(k, 0)) for s in suites) for k in ("tests", "failures", "errors", "skipped")}
+bad = n["failures"] + n["errors"]
+print(n["tests"] - bad - n["skipped"], bad, n["skipped"])
+EOF
+}
+
+# report NAME LOG JUNIT SELFTEST-RC PREFIX...: the summary line(s)
+report() {
+    local name=$1 log=$2 junit=$3 st=$4 p f s
+    shift 4
+    read -r p f s <<<"$(counts "$junit")"
+    if [ "$st" = 0 ]; then p=$((p + 1)); else f=$((f + 1)); fi
+    [ "$p" -gt 1 ] || f=$((f + 1))
+    local extra=""
+    [ "$s" = 0 ] || extra=" ($s skipped)"
+    for prefix in "$@"; do
+        echo "$prefix: $p passed, $f failed$extra" >>"$work/summary"
+    done
+    [ "$f" = 0 ] || { echo "wheel-tests: $name failed; its log:" >&2; grep -E "^(FAILED|ERROR)|Error" "$log" | tail -30 >&2; }
+}
+
+# Test modules that build poly1305x from source: they need a C compiler (and
+# PyPI for the build requirements), which these venvs must not have; the main
+# job of .ci/run runs them.
+BUILD_IGNORES=""
+for t in tests/test_wheel_contents.py; do
+    [ -f "$work/tree/$t" ] || continue
+    BUILD_IGNORES+=" --ignore=$work/tree/$t"
+    echo "wheel tests: leaving out $t: it builds from source, with a C compiler" >>"$work/summary"
+done
+
+# --- phase 1: the venvs (sequential: downloads) ---------------------------------
+declare -a RUNS=()
+for whl in "$OUT"/*.whl; do
+    tag=$(tagof "$whl")
+    case $tag in
+        cp311-manylinux_2_17_x86_64|cp312-manylinux_2_17_x86_64|cp313-manylinux_2_17_x86_64)
+            v=${tag:2:1}.${tag:3:2}
+            py=$(find_python "$v")
+            venv=$work/venv-$tag
+            echo "wheel-tests: [${SECONDS}s] venv $tag ($py)"
+            "$py" -m venv "$venv"
+            PATH=$venv/bin:$NOCC "$venv/bin/python" -m pip install -q "$whl[test]" \
+                >"$work/$tag.install.log" 2>&1 || { cat "$work/$tag.install.log"; exit 1; }
+            RUNS+=("host $tag $venv/bin/python $whl -$BUILD_IGNORES")
+            ;;
+        cp314-manylinux_2_17_x86_64|cp315-manylinux_2_17_x86_64)
+            v=${tag:2:1}.${tag:3:2}
+            echo "wheel-tests: [${SECONDS}s] venv $tag (Debian sid python$v)"
+            [ "${#SID_MOUNTS[@]}" -gt 0 ] || { sid_ensure; sid_mount; }
+            dl=/var/cache/poly1305x-wheels/$v
+            missing=$(sid_wheels "$v" "$SID_ROOT$dl" "${TEST_REQS[@]}")
+            venv=/opt/poly1305x-test-$v
+            rm -rf "$SID_ROOT$venv"
+            sid_run "python$v" -m venv "$venv"
+            have=()
+            ignores=$BUILD_IGNORES
+            for r in "${TEST_REQS[@]}"; do
+                if grep -qxF "$r" <<<"$missing"; then
+                    d=$(sed -E 's/[<>=!~ ;].*//' <<<"$r")
+                    mod=${IMPORTS[$d]:-$d}
+                    for t in $(grep -lE "^\s*(import|from) $mod\b" "$work"/tree/tests/*.py || true); do
+                        ignores+=" --ignore=$t"
+                        echo "cpython $v: skipping tests/${t##*/}: no cp${v/./} wheel of $d on PyPI" \
+                            | tee -a "$work/summary"
+                    done
+                else
+                    have+=("$r")
+                fi
+            done
+            # OpenSSH 10 (sid) makes no DSA keys; the tests that have
+            # ssh-keygen make one are left out there, by name.
+            if ! sid_run sh -c 'd=$(mktemp -d) && ssh-keygen -q -t dsa -N "" -f "$d/k"; r=$?; rm -rf "$d"; exit $r' \
+                    >/dev/null 2>&1; then
+                for t in tests/test_openssh_cryptography.py \
+                         tests/test_openssh_hardening.py::test_ssh_keygen_dsa_key_still_accepted; do
+                    case $t in *::*) ignores+=" --deselect=$t" ;;   # rootdir-relative
+                               *) ignores+=" --ignore=$work/tree/$t" ;; esac
+                    echo "cpython $v: leaving out $t: ssh-keygen $(sid_run ssh -V 2>&1 | cut -d, -f1) makes no DSA keys" \
+                        | tee -a "$work/summary"
+                done
+            fi
+            cp "$whl" "$work/"   # (the root sees $work, not wheelhouse/)
+            sid_run "$venv/bin/python" -m pip install -q --no-index --find-links "$dl" \
+                "$work/${whl##*/}" "${have[@]}" >"$work/$tag.install.log" 2>&1 \
+                || { cat "$work/$tag.install.log"; exit 1; }
+            if sid_run sh -c 'command -v cc || command -v gcc || command -v clang' >/dev/null; then
+                echo "wheel-tests: the sid root has a C compiler" >&2
+                exit 1
+            fi
+            RUNS+=("sid $tag $venv/bin/python $whl $v$ignores")
+            ;;
+        cp311-manylinux_2_17_aarch64)
+            RUNS+=("aarch64 $tag - $whl")
+            ;;
+        *musllinux*)
+            echo "wheel $tag: not run (no musl CPython here)" >>"$work/summary"
+            ;;
+        *)
+            echo "wheel-tests: no test route for $tag" >&2
+            exit 1
+            ;;
+    esac
+done
+# The peers' sdists the suite unpacks (tests/peer_sdist.py), fetched once by a
+# host venv (pip inside the sid root cannot reach PyPI); same versions there.
+h=$(find_python 3.11)
+for r in "${RUNS[@]}"; do
+    set -- $r
+    [ "$1" = host ] || continue
+    (cd "$work/tree/tests" && PATH=$NOCC "$3" -c 'import peer_sdist
+for d in ("rfc9420", "rfc9180"):
+    peer_sdist.fetch(d)') >>"$work/sdist-fetch.log" 2>&1 || { cat "$work/sdist-fetch.log"; exit 1; }
+    break
+done
+
+# --- phase 2: the runs ($JOBS at a time) -----------------------------------------
+one() {
+    local kind=$1 tag=$2 py=$3 whl=$4 v=${5:-} log=$work/$2.log junit=$work/$2.xml st=0
+    shift 4; shift || true
+    local ignores=("$@")
+    case $kind in
+        host)
+            local sel=("$SRC/tests")
+            [[ $tag == cp312-* ]] && sel=("${SUBSET[@]/#/$SRC/}")
+            ignores=("${ignores[@]/#--ignore=$work\/tree/--ignore=$SRC}")
+            (
+                cd "$work/run"
+                export PATH=$(dirname "$py"):$NOCC POLY1305X_SOURCE_TREE=$SRC
+                "$py" -m poly1305x selftest >"$log" 2>&1 || exit 3
+                "$py" -m pytest -p poly1305x_installed_check -p no:cacheprovider \
+                    --rootdir "$SRC" -q --junitxml="$junit" "${ignores[@]}" "${sel[@]}" >>"$log" 2>&1
+            ) || st=$?
+            local pyv
+            pyv=$("$py" -c 'import platform; print(platform.python_version())')
+            [ "$st" = 3 ] || st=0
+            report "$tag" "$log" "$junit" "$st" "wheel $tag $pyv"
+            ;;
+        sid)
+            local pyv
+            pyv=$(sid_run "$py" -c 'import platform; print(platform.python_version())')
+            sid_run sh -c 'cd "$1" && "$2" -m poly1305x selftest' - "$work/run" "$py" >"$log" 2>&1 || st=3
+            sid_run sh -c 'cd "$1" && shift && exec "$@"' - "$work/run" \
+                env PYTHONPATH="$work/run" POLY1305X_SOURCE_TREE="$work/tree" \
+                POLY1305X_SDIST_CACHE="$POLY1305X_SDIST_CACHE" \
+                "$py" -m pytest -p poly1305x_installed_check -p no:cacheprovider \
+                --rootdir "$work/tree" -q --junitxml="$junit" "${ignores[@]}" "$work/tree/tests" \
+                >>"$log" 2>&1 || true
+            report "$tag" "$log" "$junit" "$st" "wheel $tag $pyv" "cpython $v"
+            ;;
+        aarch64)
+            local line
+            line=$(POLY1305X_AARCH64_WHEEL=$whl POLY1305X_AARCH64_LOG=$log bash "$SRC/.ci/aarch64.sh" \
+                   2>>"$log" | grep -E '^aarch64: ' | tail -1 || true)
+            echo "wheel $tag 3.11-arm64-qemu: ${line#aarch64: }" >>"$work/summary"
+            [[ $line == *" 0 failed" ]] || { echo "wheel-tests: $tag failed" >&2; tail -30 "$log" >&2; }
+            ;;
+    esac
+    echo "wheel-tests: [${SECONDS}s] $tag done"
+}
+pids=()
+for r in "${RUNS[@]}"; do
+    # shellcheck disable=SC2086
+    one $r &
+    pids+=($!)
+    if [ "${#pids[@]}" -ge "$JOBS" ]; then wait "${pids[0]}" || true; pids=("${pids[@]:1}"); fi
+done
+for p in "${pids[@]}"; do wait "$p" || true; done
+
+for r in "${RUNS[@]}"; do
+    set -- $r
+    grep -q "^wheel $2 " "$work/summary" || echo "wheel $2: no result" >>"$work/summary"
+done
+echo "=== wheel tests [${SECONDS}s]"
+sort "$work/summary"
+! grep -E ' [1-9][0-9]* failed|no result' "$work/summary" >/dev/null

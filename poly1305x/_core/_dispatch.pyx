@@ -1,0 +1,330 @@
+# cython: language_level=3, embedsignature=True
+"""The one dispatch point: CPU probe, the backend table, POLY1305X_BACKEND.
+
+Instruction-set modules are imported only after the probe says the CPU and the
+OS support them: their module init is compiled with their ISA flags and may
+itself contain those instructions."""
+import importlib
+import importlib.util
+import os
+import threading
+
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
+from libc.stdint cimport uint8_t, uint32_t
+from cpython.bytes cimport PyBytes_FromStringAndSize
+from libc.string cimport memcpy, memset
+
+from poly1305x._kernels._common cimport (
+    chacha20_init_state, poly1305_finish, poly1305_init,
+)
+from poly1305x._kernels._kernel cimport P1305X_KERNEL_CAPSULE, kernel_table, poly1305_state
+from poly1305x._kernels._portable import HAVE_INT128
+from poly1305x._kernels import _portable, _vectors
+from poly1305x._kernels._registry import BACKENDS as _REGISTRY
+
+cdef extern from "_cpu.h":
+    int p1305x_cpu_features()
+    int P1305X_X86
+    int P1305X_CPU_AVX2, P1305X_CPU_AVX512F, P1305X_CPU_AVX512VL, P1305X_CPU_AVX512IFMA
+
+
+def _probe():
+    cdef int f = p1305x_cpu_features()
+    names = set()
+    if f & P1305X_CPU_AVX2:
+        names.add("avx2")
+    if f & P1305X_CPU_AVX512F:
+        names.add("avx512f")
+    if f & P1305X_CPU_AVX512VL:
+        names.add("avx512vl")
+    if f & P1305X_CPU_AVX512IFMA:
+        names.add("avx512ifma")
+    return frozenset(names)
+
+
+_FEATURES = _probe()
+
+# The portable ChaCha20's big step on this CPU.  On x86-64 the 4 + 1 step is
+# taken only where the scalar block runs beside the vector code: on CPUs with
+# AVX2 (Haswell and later, Zen), which have integer ports of their own and
+# dispatch width to spare.  Older and smaller cores (Nehalem to Ivy Bridge,
+# Atom, Jaguar) issue integer and vector work through the same few ports, and
+# keep 4-block steps (docs/backends.md).
+if _portable.vec_step_blocks() == 5 and "avx2" not in _FEATURES:
+    _portable._set_vec_step_blocks(4)
+
+
+def _ranked(entries, bint have_int128):
+    """Registry entries in rank order; without a 64x64->128 multiply, an entry
+    marked int128 swaps places with the one after it (its 26-bit twin)."""
+    out = list(entries)
+    if not have_int128:
+        i = 0
+        while i < len(out) - 1:
+            if out[i]["int128"]:
+                out[i], out[i + 1] = out[i + 1], out[i]
+                i += 1
+            i += 1
+    return out
+
+
+# Backends, best first, from the registry (poly1305x/_kernels/_registry.py):
+# name, CPU features it needs, module that holds it, the name of its table
+# there.  `scalar` (no vector code at all) is last: the reference the others
+# are checked against, never the default.
+BACKENDS = tuple((b["name"], tuple(b["features"]), b["module"], b["table"])
+                 for b in _ranked(_REGISTRY, HAVE_INT128) if not b["emulated"])
+
+# Test-only backends (the AVX-512 kernels built against SIMDe, setup.py's
+# POLY1305X_SIMDE=1): never chosen by default and not in backends();
+# selectable by name.
+EMULATED = tuple((b["name"], tuple(b["features"]), b["module"], b["table"])
+                 for b in _REGISTRY if b["emulated"])
+
+# The selected table: written by set_backend() under _lock, read by
+# active_kernels() without it (from any thread, GIL or no GIL), so both sides
+# use an atomic pointer access (CPython's own on 3.13+, where a free-threaded
+# build exists; before that the GIL orders them).
+cdef extern from *:
+    """
+    #if PY_VERSION_HEX >= 0x030D0000 && !defined(Py_LIMITED_API)
+    #define p1305x_load_table(p) ((const void *)_Py_atomic_load_ptr_acquire((const void *)(p)))
+    #define p1305x_store_table(p, v) _Py_atomic_store_ptr_release((void *)(p), (void *)(v))
+    #else
+    #define p1305x_load_table(p) ((const void *)*(p))
+    #define p1305x_store_table(p, v) (*(p) = (v))
+    #endif
+    """
+    const void* p1305x_load_table(const kernel_table** p) noexcept nogil
+    void p1305x_store_table(const kernel_table** p, const kernel_table* v) noexcept nogil
+
+cdef const kernel_table* _active = NULL
+_active_name = None
+_tables = {}          # name -> capsule (keeps the module alive)
+# Serialises loading a backend (import, self-test, _tables entry) and
+# selecting one.  Re-entrant: a backend's self-test loads "portable" through
+# kernels_named() while set_backend() holds it.
+_lock = threading.RLock()
+
+
+def _new_lock_in_child():
+    # A child forked while another thread held the lock (inside set_backend)
+    # would wait for it forever: that thread does not exist in the child.
+    # Re-entrant like the original: a backend's self-test loads another
+    # backend under it.
+    global _lock
+    _lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_in_child)
+
+
+def cpu_features():
+    """The CPU features that the probe found and the OS enables."""
+    return _FEATURES
+
+
+def backends():
+    """Names of the backends usable on this CPU and built into this install,
+    best first.
+
+    ``avx512``: AVX-512 IFMA Poly1305, 16-block ChaCha20 (x86-64);
+    ``avx2``: 4-lane Poly1305, 8-block ChaCha20 (x86-64);
+    ``portable``: base-2^64 scalar Poly1305, ChaCha20 8/4 blocks per step on
+    the baseline vector unit (SSE2, NEON, VSX; what every other CPU gets);
+    ``portable26``: the same with 26-bit Poly1305 limbs; ``scalar``: no
+    vector code at all (the self-test's reference).  See docs/backends.md."""
+    out = []
+    for name, needs, modname, _ in BACKENDS:
+        if all(f in _FEATURES for f in needs) and importlib.util.find_spec(modname):
+            out.append(name)
+    return out
+
+
+def all_backends():
+    """Every backend name this package knows, usable here or not."""
+    return [b[0] for b in BACKENDS + EMULATED]
+
+
+def emulated_backends():
+    """Test-only backends built into this install (the AVX-512 kernels under
+    SIMDe): they check the vector arithmetic on CPUs that lack it, slowly."""
+    return [name for name, needs, modname, _ in EMULATED
+            if all(f in _FEATURES for f in needs) and importlib.util.find_spec(modname)]
+
+
+def backend():
+    """The name of the backend that new objects use."""
+    return _active_name
+
+
+cdef const kernel_table* kernels_named(str name) except NULL:
+    cap = _tables.get(name)
+    if cap is None:
+        with _lock:       # one import and self-test per backend, whatever the threads
+            cap = _tables.get(name)
+            if cap is None:
+                cap = _load(name)
+    return <const kernel_table*>PyCapsule_GetPointer(cap, P1305X_KERNEL_CAPSULE)
+
+
+cdef const kernel_table* active_kernels() noexcept nogil:
+    return <const kernel_table*>p1305x_load_table(&_active)
+
+
+def _load(str name):
+    for bname, needs, modname, key in BACKENDS + EMULATED:
+        if bname == name:
+            break
+    else:
+        raise ImportError(f"unknown poly1305x backend {name!r}; usable here: "
+                          f"{', '.join(backends() + emulated_backends())}")
+    missing = [f for f in needs if f not in _FEATURES]
+    if missing:
+        raise ImportError(
+            f"poly1305x backend {name!r} needs CPU features {', '.join(missing)}, which "
+            f"this CPU or OS lacks; usable here: {', '.join(backends())}")
+    if importlib.util.find_spec(modname) is None:
+        raise ImportError(
+            f"poly1305x backend {name!r} was not built into this install "
+            f"(no {modname}); usable here: {', '.join(backends())}")
+    # Only now, after the probe, is the ISA module imported.
+    mod = importlib.import_module(modname)
+    cap = mod.kernel_tables()[key]
+    if not PyCapsule_IsValid(cap, P1305X_KERNEL_CAPSULE):
+        raise ImportError(f"{modname} returned no kernel table for {name!r}")
+    _self_test(name, <const kernel_table*>PyCapsule_GetPointer(cap, P1305X_KERNEL_CAPSULE))
+    _tables[name] = cap
+    return cap
+
+
+def set_backend(str name):
+    """Make ``name`` the backend of every object created from now on.
+
+    Objects that exist keep the backend they were created with; a call from
+    another thread at the same time gets the table before or after the switch,
+    never a mix (backend() can lag that by the switch itself).  Raises
+    ImportError for a name that is unknown or not usable on this CPU."""
+    global _active, _active_name
+    with _lock:
+        cap = _tables.get(name) or _load(name)
+        p1305x_store_table(&_active, <const kernel_table*>PyCapsule_GetPointer(cap, P1305X_KERNEL_CAPSULE))
+        _active_name = name
+
+
+# --- Known-answer self-test, run once per backend when it is first selected --
+# RFC 8439 section 2.5.2 (Poly1305) and 2.3.2 (ChaCha20 block function).  Long
+# inputs, which reach the vector loops, are compared against the portable loop.
+# (poly1305x/_kernels/_vectors.py: the one copy, shared with the tests.)
+_POLY_KEY = _vectors.POLY1305_2_5_2["key"]
+_POLY_MSG = _vectors.POLY1305_2_5_2["msg"]
+_POLY_TAG = _vectors.POLY1305_2_5_2["tag"]
+_CHACHA_KEY = _vectors.CHACHA20_BLOCK_2_3_2["key"]
+_CHACHA_NONCE = _vectors.CHACHA20_BLOCK_2_3_2["nonce"]
+_CHACHA_BLOCK1 = _vectors.CHACHA20_BLOCK_2_3_2["block"]
+
+
+cdef bytes _mac_with(const kernel_table* k, bytes key, bytes msg):
+    cdef poly1305_state st
+    cdef uint8_t block[16]
+    cdef uint8_t tag[16]
+    cdef const uint8_t* m = msg
+    cdef size_t n = len(msg)
+    poly1305_init(&st, key, (<const uint8_t*>key) + 16)
+    k.poly1305_blocks(&st, m, n // 16, 1)
+    if n % 16:
+        memset(block, 0, 16)
+        memcpy(block, m + n - n % 16, n % 16)
+        block[n % 16] = 1
+        k.poly1305_blocks(&st, block, 1, 0)
+    poly1305_finish(&st, tag)
+    return PyBytes_FromStringAndSize(<char*>tag, 16)
+
+
+cdef bytes _chacha_with(const kernel_table* k, bytes key, bytes nonce, size_t nblocks, uint32_t ctr):
+    cdef uint32_t state[16]
+    out = bytearray(64 * nblocks)
+    cdef uint8_t* o = out
+    chacha20_init_state(state, key, nonce, 12, ctr)
+    k.chacha20_xor(state, NULL, o, nblocks)
+    return bytes(out)
+
+
+cdef int _self_test(str name, const kernel_table* k) except -1:
+    cdef const kernel_table* ref = NULL
+    if _mac_with(k, _POLY_KEY, _POLY_MSG) != _POLY_TAG:
+        raise ImportError(f"poly1305x backend {name!r} failed its Poly1305 self-test")
+    if _chacha_with(k, _CHACHA_KEY, _CHACHA_NONCE, 1, 1) != _CHACHA_BLOCK1:
+        raise ImportError(f"poly1305x backend {name!r} failed its ChaCha20 self-test")
+    if name != "scalar":
+        ref = kernels_named("scalar")
+        long_msg = bytes((i * 7 + 3) & 0xff for i in range(4099))
+        key = bytes(range(255, 223, -1))
+        if _mac_with(k, key, long_msg) != _mac_with(ref, key, long_msg):
+            raise ImportError(f"poly1305x backend {name!r} failed its long Poly1305 self-test")
+        if (_chacha_with(k, _CHACHA_KEY, _CHACHA_NONCE, 37, 0xfffffff0)
+                != _chacha_with(ref, _CHACHA_KEY, _CHACHA_NONCE, 37, 0xfffffff0)):
+            raise ImportError(f"poly1305x backend {name!r} failed its long ChaCha20 self-test")
+    return 0
+
+
+def kernel_poly1305(str name, bytes key, bytes msg):
+    """Tag of msg under the 32-byte one-time key, computed by backend ``name``'s
+    loop alone (for tests of each kernel; no buffering involved)."""
+    if len(key) != 32:
+        raise ValueError("key must be 32 bytes")
+    return _mac_with(kernels_named(name), key, msg)
+
+
+def kernel_chacha20(str name, bytes key, bytes nonce, size_t nblocks, uint32_t counter):
+    """nblocks of RFC 8439 ChaCha20 key stream from backend ``name``'s loop,
+    starting at ``counter`` (the kernels carry it into word 13 as 64 bits)."""
+    if len(key) != 32 or len(nonce) != 12:
+        raise ValueError("key must be 32 bytes and nonce 12 bytes")
+    return _chacha_with(kernels_named(name), key, nonce, nblocks, counter)
+
+
+def kernel_chacha20_xor(str name, bytes key, bytes nonce, data, uint32_t counter,
+                        bint in_place=False, Py_ssize_t split=-1):
+    """data (whole 64-byte blocks) XORed with the RFC 8439 ChaCha20 key stream
+    from backend ``name``'s loop, starting at ``counter``.  The kernel works on
+    a bytearray copy of data: in place on it when ``in_place`` (src == dst),
+    else from it into a fresh buffer (src != dst).  With ``split`` >= 0 the
+    kernel is called twice on one state, for blocks [0, split) and then the
+    rest, which checks that it stores the advanced counter back.  For tests of
+    each kernel."""
+    cdef uint32_t state[16]
+    cdef const kernel_table* k = kernels_named(name)
+    if len(key) != 32 or len(nonce) != 12:
+        raise ValueError("key must be 32 bytes and nonce 12 bytes")
+    src = bytearray(data)
+    if len(src) % 64:
+        raise ValueError("data must be whole 64-byte blocks")
+    cdef size_t n = len(src) // 64
+    cdef size_t first = n if split < 0 else <size_t>split
+    if first > n:
+        raise ValueError("split is beyond the data")
+    out = src if in_place else bytearray(len(src))
+    cdef uint8_t* s = src
+    cdef uint8_t* o = out
+    chacha20_init_state(state, key, nonce, 12, counter)
+    k.chacha20_xor(state, s, o, first)
+    if first < n:
+        k.chacha20_xor(state, s + 64 * first, o + 64 * first, n - first)
+    return bytes(out)
+
+
+def _select_at_import():
+    name = os.environ.get("POLY1305X_BACKEND", "").strip()
+    if name:
+        try:
+            set_backend(name)
+        except ImportError as exc:
+            # poly1305x/__init__.py shows this one line without the frames.
+            raise ImportError(f"POLY1305X_BACKEND={name}: {exc}") from None
+    else:
+        set_backend(backends()[0])
+
+
+_select_at_import()

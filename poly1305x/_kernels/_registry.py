@@ -1,0 +1,75 @@
+"""The backends, as plain data: the one list that says which kernels exist.
+
+Read without importing the package by setup.py (which modules to build, with
+which flags, after which compile probe, unless which switch is set), the
+noxfile (which instructions each module of a wheel may hold), .ci/aarch64.sh
+and the aarch64 wheel test (which backends a build without x86 modules has);
+imported by the dispatcher (poly1305x._core._dispatch: ranking, CPU features,
+module and table names) and the tests.  Nothing but literals here: readers
+exec this file or import it, and it imports nothing.
+
+Each entry:
+  name        the backend name (POLY1305X_BACKEND, set_backend, backends())
+  features    CPU features it needs (names of the dispatcher's probe, _cpu.h)
+  module      the extension module that holds its table
+  table       the key of its table in that module's kernel_tables()
+  target      the only architecture its module is compiled for ("x86_64"),
+              or None: every target
+  cflags      GCC/Clang flags of its module; msvc: MSVC's
+  isa         what its module's machine code may use: "baseline" (imported on
+              any CPU of the target), "avx2" (VEX, no AVX-512), "avx512"
+  probe       C source that must compile with cflags, or the module is dropped
+  switch      environment variable that, set to 1, leaves its module out of a
+              build (None: always built)
+  opt_in      environment variable that must be 1 for its module to be built
+              (test-only modules), or None
+  emulated    a test-only backend: never chosen by default, not in
+              backends(), selectable by name
+  int128      its speed depends on a 64x64->128 multiply: where the compiler
+              has none, the next backend (its 26-bit twin) ranks before it
+
+Order is rank: best first.  Adding a backend: its kernel files, one entry
+here, and docs (docs/architecture.md has the checklist).
+"""
+
+_AVX2_PROBE = ("#include <immintrin.h>\nint main(void){__m256i a=_mm256_set1_epi32(1);"
+               "a=_mm256_mul_epu32(a,a);return _mm256_extract_epi32(a,0)-1;}\n")
+_AVX512_PROBE = ("#include <immintrin.h>\nint main(void){__m512i a=_mm512_set1_epi64(1);"
+                 "a=_mm512_madd52lo_epu64(a,a,a);a=_mm512_rol_epi32(a,7);"
+                 "return (int)_mm_cvtsi128_si32(_mm512_castsi512_si128(a))&0;}\n")
+_SIMDE_PROBE = ("#define SIMDE_ENABLE_NATIVE_ALIASES\n#include <simde/x86/avx512.h>\n"
+                "int main(void){__m512i a=_mm512_set1_epi64(1);a=_mm512_rol_epi32(a,7);"
+                "return 0;}\n")
+
+BACKENDS = (
+    {"name": "avx512", "features": ("avx512f", "avx512vl", "avx512ifma"),
+     "module": "poly1305x._kernels._x86_avx512", "table": "avx512", "target": "x86_64",
+     "cflags": ("-mavx2", "-mavx512f", "-mavx512vl", "-mavx512ifma"), "msvc": ("/arch:AVX512",),
+     "isa": "avx512", "probe": _AVX512_PROBE, "switch": "POLY1305X_NO_AVX512", "opt_in": None,
+     "emulated": False, "int128": False},
+    {"name": "avx2", "features": ("avx2",),
+     "module": "poly1305x._kernels._x86_avx2", "table": "avx2", "target": "x86_64",
+     "cflags": ("-mavx2",), "msvc": ("/arch:AVX2",),
+     "isa": "avx2", "probe": _AVX2_PROBE, "switch": "POLY1305X_NO_AVX2", "opt_in": None,
+     "emulated": False, "int128": False},
+    {"name": "portable", "features": (),
+     "module": "poly1305x._kernels._portable", "table": "portable", "target": None,
+     "cflags": (), "msvc": (), "isa": "baseline", "probe": None, "switch": None, "opt_in": None,
+     "emulated": False, "int128": True},
+    {"name": "portable26", "features": (),
+     "module": "poly1305x._kernels._portable", "table": "portable26", "target": None,
+     "cflags": (), "msvc": (), "isa": "baseline", "probe": None, "switch": None, "opt_in": None,
+     "emulated": False, "int128": False},
+    # no vector code at all: the reference the self-test checks the others against
+    {"name": "scalar", "features": (),
+     "module": "poly1305x._kernels._portable", "table": "scalar", "target": None,
+     "cflags": (), "msvc": (), "isa": "baseline", "probe": None, "switch": None, "opt_in": None,
+     "emulated": False, "int128": False},
+    # the AVX-512 kernels compiled against SIMDe (Debian: libsimde-dev), to check
+    # them on CPUs without AVX-512; never in a release wheel
+    {"name": "avx512-emu", "features": ("avx2",),
+     "module": "poly1305x._kernels._x86_avx512_emu", "table": "avx512", "target": "x86_64",
+     "cflags": ("-mavx2", "-DPOLY1305X_SIMDE"), "msvc": ("/arch:AVX2", "/DPOLY1305X_SIMDE"),
+     "isa": "avx2", "probe": _SIMDE_PROBE, "switch": None, "opt_in": "POLY1305X_SIMDE",
+     "emulated": True, "int128": False},
+)

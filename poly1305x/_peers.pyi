@@ -1,8 +1,0 @@
-from types import ModuleType
-from typing import Optional, Tuple
-
-__all__ = ["PYCRYPTODOME_FAMILIES", "pycryptodome"]
-
-PYCRYPTODOME_FAMILIES: Tuple[str, ...]
-
-def pycryptodome(*submodules: str) -> Optional[Tuple[ModuleType, ...]]: ...
