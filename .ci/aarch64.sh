@@ -39,7 +39,7 @@ VENV=$CACHE/venv-$PYV
 # The tests that run under emulation (a few minutes in all).
 TESTS=(tests/test_poly1305.py tests/test_chacha20.py tests/test_aead.py
        tests/test_chacha20_multiblock.py tests/test_chacha20_kernels.py
-       tests/test_poly1305_kernels.py tests/test_poly1305_neon.py)
+       tests/test_poly1305_kernels.py tests/test_poly1305_neon.py tests/test_aead_batch.py)
 # Their third-party imports (aarch64 or pure-Python wheels from PyPI).
 REQS=("pytest>=7" "hypothesis>=6" "cryptography>=47" "pycryptodome>=3.20" "numpy")
 

@@ -30,7 +30,8 @@ if [ $# -gt 0 ]; then
     tests=("$@")
 else
     tests=(tests/test_freethreading.py tests/test_aead.py tests/test_poly1305.py tests/test_chacha20.py
-           tests/test_dispatch.py tests/test_poly1305_kernels.py tests/test_chacha20_kernels.py)
+           tests/test_dispatch.py tests/test_poly1305_kernels.py tests/test_chacha20_kernels.py
+           tests/test_aead_batch.py)
 fi
 
 py=${POLY1305X_FT_PYTHON:-}

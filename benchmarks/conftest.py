@@ -57,6 +57,7 @@ def run_case(benchmark, case, backend, size):
     })
     with _bench.using_backend(backend):
         fn = case.make(size)
+        benchmark.extra_info["messages"] = getattr(fn, "messages", 1)   # per call (batch rows)
         iterations, rounds = calibrate(fn)
         benchmark.extra_info["iterations"] = iterations
         benchmark.pedantic(fn, rounds=rounds, iterations=iterations, warmup_rounds=1)

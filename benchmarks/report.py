@@ -39,7 +39,7 @@ def rows_from_json(doc, stat="median"):
             "backend": info.get("backend"),
             "variant": info.get("variant"),
             "size": int(size),
-            "seconds": b["stats"][stat],
+            "seconds": b["stats"][stat] / info.get("messages", 1),   # batch rows: per message
         })
     return rows
 

@@ -27,7 +27,12 @@ _crypto_exc = "cryptography.exceptions"
 
 class InvalidTag(ValueError, *_peer(_crypto_exc, "InvalidTag")):  # type: ignore[misc]
     """An AEAD tag did not match: the ciphertext, the associated data, the
-    nonce or the key is not what the sender used.  No plaintext is released."""
+    nonce or the key is not what the sender used.  No plaintext is released.
+
+    From a batch (``decrypt_many``), ``indices`` lists the failing messages;
+    None otherwise."""
+
+    indices = None
 
 
 class InvalidSignature(ValueError, *_peer(_crypto_exc, "InvalidSignature")):  # type: ignore[misc]

@@ -2,10 +2,13 @@
 the matching class of cryptography or pycryptodome when that is installed;
 the stub states the bases that always hold."""
 
+from typing import Optional
+
 __all__ = ["AlreadyFinalized", "InvalidSignature", "InvalidTag", "MessageTooLongError",
            "NotContiguousError"]
 
-class InvalidTag(ValueError): ...
+class InvalidTag(ValueError):
+    indices: Optional[list[int]]
 class InvalidSignature(ValueError): ...
 class AlreadyFinalized(Exception): ...
 class MessageTooLongError(ValueError): ...

@@ -21,15 +21,27 @@ noiseprotocol's own ``NoiseInvalidMessage`` from ``NoiseConnection.decrypt``:
 poly1305x's :class:`~poly1305x.InvalidTag` is a ``cryptography`` ``InvalidTag``,
 which is what noiseprotocol catches.
 
+Many transport messages at once: :func:`encrypt_many` / :func:`decrypt_many`
+seal or open a list of messages of an established connection in one batch
+(``ChaCha20Poly1305.encrypt_many``, docs/batch.md), with the nonces n, n+1, ...
+that as many ``connection.encrypt`` calls would use, claimed in one step.
+
 noiseprotocol is optional (``pip install 'poly1305x[noise]'``); it is imported
 when one of these functions is called.
 """
+import struct
+import threading
+
 from poly1305x._core._engine import ChaCha20Poly1305 as _AEAD
 from poly1305x._peers import install_hint as _install_hint
 from poly1305x._peers import no_attribute
 from poly1305x._swap import Switch
 
-__all__ = ["ChaChaPolyCipher", "backend", "use_with_noiseprotocol"]
+__all__ = ["ChaChaPolyCipher", "backend", "use_with_noiseprotocol", "encrypt_many",
+           "decrypt_many"]
+
+_claim = threading.Lock()  # nonce ranges of the batch functions are claimed under it
+_nonce = struct.Struct("<4xQ").pack  # Noise's ChaChaPoly nonce: 32 zero bits, 64-bit LE n
 
 _cipher_class = None  # ChaChaPolyCipher, built on first use (needs noiseprotocol)
 _switch = Switch()  # ours in noiseprotocol's default cipher table, and back
@@ -111,3 +123,75 @@ def use_with_noiseprotocol(enable=True):
     with _switch.lock:
         cls, _, default = _cipher()
         return _switch.set(enable, lambda: [(default.ciphers, "ChaChaPoly", cls)])
+
+
+# ---------------------------------------------------------------------------
+# Many transport messages in one batch
+# ---------------------------------------------------------------------------
+
+def _transport(connection, messages, sending):
+    """The cipher state, our AEAD object (None: not a poly1305x connection)
+    and the messages as a list, checked as NoiseConnection.encrypt/decrypt
+    check one message, with noiseprotocol's exceptions."""
+    from noise.constants import MAX_MESSAGE_LEN
+    from noise.exceptions import NoiseHandshakeError, NoiseInvalidMessage
+    if not connection.handshake_finished:
+        raise NoiseHandshakeError("Handshake not finished yet!")
+    messages = list(messages)
+    for i, m in enumerate(messages):
+        if not isinstance(m, bytes) or len(m) > MAX_MESSAGE_LEN:
+            raise NoiseInvalidMessage(f"messages[{i}]: data must be bytes and less or "
+                                      f"equal {MAX_MESSAGE_LEN} bytes in length")
+    proto = connection.noise_protocol
+    cs = proto.cipher_state_encrypt if sending else proto.cipher_state_decrypt
+    cipher = cs.cipher
+    aead = getattr(cipher, "cipher", None) if isinstance(cipher, _cipher()[0]) else None
+    return cs, aead, messages
+
+
+def _reserve(cs, count):
+    """Claim nonces n .. n + count - 1 of the cipher state in one step."""
+    from noise.constants import MAX_NONCE
+    from noise.exceptions import NoiseMaxNonceError
+    with _claim:
+        first = cs.n
+        if first + count > MAX_NONCE:
+            raise NoiseMaxNonceError("Nonce has depleted!")
+        cs.n = first + count
+    return first
+
+
+def encrypt_many(connection, messages):
+    """The transport messages of an established noiseprotocol
+    ``NoiseConnection`` in one batch: the list of what ``connection.encrypt``
+    would return for each, in order.  A connection whose cipher is not
+    poly1305x's (see :func:`backend`) encrypts them one by one."""
+    cs, aead, messages = _transport(connection, messages, True)
+    if aead is None or not cs.has_key():
+        return [connection.encrypt(m) for m in messages]
+    first = _reserve(cs, len(messages))
+    nonces = [_nonce(first + i) for i in range(len(messages))]
+    return aead.encrypt_many(nonces, messages, None)
+
+
+def decrypt_many(connection, messages):
+    """The inverse of :func:`encrypt_many`: the plaintexts of consecutive
+    transport messages.  All or nothing: if any message fails its tag,
+    noiseprotocol's ``NoiseInvalidMessage`` names the failing indices, no
+    plaintext is returned, and the connection's receive counter is where it
+    was before the call (if no other call moved it meanwhile)."""
+    from noise.exceptions import NoiseInvalidMessage
+    from poly1305x._errors import InvalidTag
+    cs, aead, messages = _transport(connection, messages, False)
+    if aead is None or not cs.has_key():
+        return [connection.decrypt(m) for m in messages]
+    count = len(messages)
+    first = _reserve(cs, count)
+    nonces = [_nonce(n) for n in range(first, first + count)]
+    try:
+        return aead.decrypt_many(nonces, messages, None)
+    except InvalidTag as exc:
+        with _claim:
+            if cs.n == first + count:
+                cs.n = first
+        raise NoiseInvalidMessage(f"Failed authentication of messages {exc.indices}") from None

@@ -1,7 +1,8 @@
 import abc
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
-__all__ = ["ChaChaPolyCipher", "backend", "use_with_noiseprotocol"]
+__all__ = ["ChaChaPolyCipher", "backend", "use_with_noiseprotocol", "encrypt_many",
+           "decrypt_many"]
 
 class ChaChaPolyCipher(metaclass=abc.ABCMeta):
     """A noiseprotocol ``noise.functions.cipher.Cipher`` subclass (built when
@@ -19,3 +20,5 @@ class ChaChaPolyCipher(metaclass=abc.ABCMeta):
 
 def backend() -> Any: ...
 def use_with_noiseprotocol(enable: bool = ...) -> bool: ...
+def encrypt_many(connection: Any, messages: Iterable[bytes]) -> list[bytes]: ...
+def decrypt_many(connection: Any, messages: Iterable[bytes]) -> list[bytes]: ...

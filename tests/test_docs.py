@@ -119,6 +119,7 @@ REQUIRES = {
     "README.md": {"modules": [], "commands": []},
     "index.md": {"modules": [], "commands": []},
     "backends.md": {"modules": [], "commands": []},
+    "batch.md": {"modules": [], "commands": []},
     "compatibility.md": {"modules": ["Crypto"], "commands": []},
     "migrating-pycryptodome.md": {"modules": ["Crypto"], "commands": []},
     "migrating-cryptography.md": {"modules": ["cryptography"], "commands": []},

@@ -1,4 +1,4 @@
-from typing import Any, ClassVar, Iterable, Optional, Union, overload
+from typing import Any, ClassVar, Iterable, Literal, Optional, Sequence, Union, overload
 
 from typing_extensions import Buffer, disjoint_base
 
@@ -85,6 +85,27 @@ class _AEADKey:
                      buf: _Writable) -> int: ...
     def decrypt_into(self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer],
                      buf: _Writable) -> int: ...
+    def encrypt_many(self, nonces: Sequence[Buffer], data: Sequence[Buffer],
+                     associated_data: Optional[Sequence[Optional[Buffer]]]) -> list[bytes]: ...
+    @overload
+    def decrypt_many(self, nonces: Sequence[Buffer], data: Sequence[Buffer],
+                     associated_data: Optional[Sequence[Optional[Buffer]]], *,
+                     strict: Literal[True] = ...) -> list[bytes]: ...
+    @overload
+    def decrypt_many(self, nonces: Sequence[Buffer], data: Sequence[Buffer],
+                     associated_data: Optional[Sequence[Optional[Buffer]]], *,
+                     strict: bool) -> list[Optional[bytes]]: ...
+    def encrypt_many_into(self, nonces: Sequence[Buffer], data: Sequence[Buffer],
+                          associated_data: Optional[Sequence[Optional[Buffer]]],
+                          buf: _Writable) -> list[int]: ...
+    @overload
+    def decrypt_many_into(self, nonces: Sequence[Buffer], data: Sequence[Buffer],
+                          associated_data: Optional[Sequence[Optional[Buffer]]],
+                          buf: _Writable, *, strict: Literal[True] = ...) -> list[int]: ...
+    @overload
+    def decrypt_many_into(self, nonces: Sequence[Buffer], data: Sequence[Buffer],
+                          associated_data: Optional[Sequence[Optional[Buffer]]],
+                          buf: _Writable, *, strict: bool) -> list[Optional[int]]: ...
 
 class ChaCha20Poly1305(_AEADKey):
     def __init__(self, key: Buffer) -> None: ...
@@ -92,6 +113,29 @@ class ChaCha20Poly1305(_AEADKey):
 class XChaCha20Poly1305(_AEADKey):
     def __init__(self, key: Buffer) -> None: ...
 
+_Key = Union[Buffer, _AEADKey]
+
+def encrypt_many(keys: Sequence[_Key], nonces: Sequence[Buffer], data: Sequence[Buffer],
+                 associated_data: Optional[Sequence[Optional[Buffer]]]) -> list[bytes]: ...
+@overload
+def decrypt_many(keys: Sequence[_Key], nonces: Sequence[Buffer], data: Sequence[Buffer],
+                 associated_data: Optional[Sequence[Optional[Buffer]]], *,
+                 strict: Literal[True] = ...) -> list[bytes]: ...
+@overload
+def decrypt_many(keys: Sequence[_Key], nonces: Sequence[Buffer], data: Sequence[Buffer],
+                 associated_data: Optional[Sequence[Optional[Buffer]]], *,
+                 strict: bool) -> list[Optional[bytes]]: ...
+def encrypt_many_into(keys: Sequence[_Key], nonces: Sequence[Buffer], data: Sequence[Buffer],
+                      associated_data: Optional[Sequence[Optional[Buffer]]],
+                      buf: _Writable) -> list[int]: ...
+@overload
+def decrypt_many_into(keys: Sequence[_Key], nonces: Sequence[Buffer], data: Sequence[Buffer],
+                      associated_data: Optional[Sequence[Optional[Buffer]]], buf: _Writable, *,
+                      strict: Literal[True] = ...) -> list[int]: ...
+@overload
+def decrypt_many_into(keys: Sequence[_Key], nonces: Sequence[Buffer], data: Sequence[Buffer],
+                      associated_data: Optional[Sequence[Optional[Buffer]]], buf: _Writable, *,
+                      strict: bool) -> list[Optional[int]]: ...
 def chacha20poly1305_seal(key: Buffer, nonce: Buffer, aad: Optional[Buffer], pt: Buffer) -> bytes: ...
 def chacha20poly1305_open(key: Buffer, nonce: Buffer, aad: Optional[Buffer], ct: Buffer) -> bytes: ...
 def chacha20_poly1305_key_pair(key: Buffer, nonce: Any) -> tuple[bytes, bytes, Any]: ...

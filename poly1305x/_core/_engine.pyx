@@ -16,9 +16,11 @@ call), in files by concern.  The core, which holds no face's check or message:
   _stream.pxi          the ChaCha20 key stream (nonce, seek, threads) and the
                        encrypt/decrypt wrapper of the stream objects
   _aead.pxi            the one encrypt-then-MAC construction (also OpenSSH's)
+  _batch.pxi           many RFC 8439 messages through the multi-buffer kernels
 One file per face, with all of its checks and messages:
   _face_mac.pxi        cryptography's Poly1305
   _face_aead.pxi       cryptography's ChaCha20Poly1305, XChaCha20Poly1305
+  _face_batch.pxi      their encrypt_many/decrypt_many (and the multi-key form)
   _face_ChaCha20.pxi   pycryptodome's ChaCha20 (and HChaCha20)
   _face_ChaCha20_Poly1305.pxi
                        pycryptodome's ChaCha20_Poly1305
@@ -68,9 +70,11 @@ include "_buffers.pxi"
 include "_mac.pxi"
 include "_stream.pxi"
 include "_aead.pxi"
+include "_batch.pxi"
 # One file per face: its classes, with all of its checks and messages.
 include "_face_mac.pxi"
 include "_face_aead.pxi"
+include "_face_batch.pxi"
 include "_face_ChaCha20.pxi"
 include "_face_ChaCha20_Poly1305.pxi"
 include "_face_Poly1305.pxi"

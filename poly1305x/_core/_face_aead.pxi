@@ -94,6 +94,29 @@ cdef class _AEADKey:
         return aead_call(self.k, self.key, self.nonce_len, nonce, data, associated_data,
                          buf, False)
 
+    # Many messages in one call (_face_batch.pxi; docs/batch.md)
+
+    def encrypt_many(self, nonces, data, associated_data):
+        """[ciphertext || tag for each message]; ``associated_data`` is None or
+        a sequence (entries may be None).  A repeated nonce is a ValueError."""
+        return batch_call(self, None, nonces, data, associated_data, None, True, True)
+
+    def decrypt_many(self, nonces, data, associated_data, *, strict=True):
+        """[plaintext for each message].  strict: InvalidTag naming the failing
+        indices if any tag fails (and nothing returned); strict=False: None
+        in the failing slots."""
+        return batch_call(self, None, nonces, data, associated_data, None, False, strict)
+
+    def encrypt_many_into(self, nonces, data, associated_data, buf):
+        """Every ciphertext || tag back to back into ``buf``; returns their
+        offsets."""
+        return batch_call(self, None, nonces, data, associated_data, buf, True, True)
+
+    def decrypt_many_into(self, nonces, data, associated_data, buf, *, strict=True):
+        """Every plaintext back to back into ``buf``; returns their offsets
+        (None for failing slots with strict=False)."""
+        return batch_call(self, None, nonces, data, associated_data, buf, False, strict)
+
 
 cdef class ChaCha20Poly1305(_AEADKey):
     """ChaCha20Poly1305(key): the RFC 8439 AEAD in ``cryptography``'s shape.

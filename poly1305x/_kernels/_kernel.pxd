@@ -55,6 +55,23 @@ ctypedef void (*poly1305_blocks_fn)(poly1305_state* st, const uint8_t* m,
 ctypedef void (*chacha20_xor_fn)(uint32_t* state16, const uint8_t* src,
                                  uint8_t* dst, size_t nblocks) noexcept nogil
 
+# The key streams of many messages at once, one message per vector lane (the
+# batch AEAD, _engine_batch_run.pxi).  For lane j < nlanes: states + 16 j is
+# that message's 16-word input block (read only), and nblocks[j] blocks of
+# bare key stream go to out[j] (64 nblocks[j] bytes), block i with word 12
+# advanced by i (the caller makes sure it does not wrap).  The lanes' block
+# counts may differ; any nlanes (a kernel takes its lane width at a time).
+ctypedef void (*chacha20_lanes_fn)(const uint32_t* states, size_t nlanes,
+                                   uint8_t* const* out, const uint32_t* nblocks) noexcept nogil
+
+# The Poly1305 tags of many short messages at once, one message per lane (the
+# batch AEAD): for lane j < nlanes, keys[j] is its 32-byte one-time key (r, s),
+# msgs[j] its nblocks[j] whole 16-byte blocks, each with the 2^128 bit (RFC
+# 8439's padded MAC input), and tags[j] receives its 16-byte tag.
+ctypedef void (*poly1305_lanes_fn)(const uint8_t* const* keys, const uint8_t* const* msgs,
+                                   const uint32_t* nblocks, uint8_t* const* tags,
+                                   size_t nlanes) noexcept nogil
+
 
 ctypedef struct kernel_table:
     const char* name
@@ -62,3 +79,8 @@ ctypedef struct kernel_table:
     # its leftover blocks, it hands the work to the portable scalar loop.
     poly1305_blocks_fn poly1305_blocks
     chacha20_xor_fn chacha20_xor
+    chacha20_lanes_fn chacha20_lanes
+    poly1305_lanes_fn poly1305_lanes
+    # The longest message (in blocks, block 0 included) for which the lanes
+    # pay on this backend; the engine gives longer ones the one-message path.
+    uint32_t lanes_max_blocks

@@ -20,6 +20,10 @@ include "_poly1305_neon.pxi"
 include "_chacha20_portable.pxi"
 
 
+include "_chacha20_mb_vec4.pxi"
+include "_poly1305_mb_portable.pxi"
+
+
 # ---------------------------------------------------------------------------
 # Backend tables
 # ---------------------------------------------------------------------------
@@ -35,16 +39,25 @@ if P1305X_USE_LANES2:
 else:
     TABLE_PORTABLE.poly1305_blocks = poly1305_blocks_portable
 TABLE_PORTABLE.chacha20_xor = chacha20_xor_vec4
+TABLE_PORTABLE.chacha20_lanes = chacha20_lanes_vec4
+TABLE_PORTABLE.poly1305_lanes = poly1305_lanes_portable
+TABLE_PORTABLE.lanes_max_blocks = 5     # 256 B: longer, the 4 + 1 block steps win
 
 cdef kernel_table TABLE_PORTABLE26
 TABLE_PORTABLE26.name = b"portable26"
 TABLE_PORTABLE26.poly1305_blocks = poly1305_blocks_portable26
 TABLE_PORTABLE26.chacha20_xor = chacha20_xor_vec4
+TABLE_PORTABLE26.chacha20_lanes = chacha20_lanes_vec4
+TABLE_PORTABLE26.poly1305_lanes = poly1305_lanes_portable26
+TABLE_PORTABLE26.lanes_max_blocks = 5
 
 cdef kernel_table TABLE_SCALAR
 TABLE_SCALAR.name = b"scalar"
 TABLE_SCALAR.poly1305_blocks = poly1305_blocks_portable
 TABLE_SCALAR.chacha20_xor = chacha20_xor_scalar4
+TABLE_SCALAR.chacha20_lanes = chacha20_lanes_scalar4
+TABLE_SCALAR.poly1305_lanes = poly1305_lanes_portable
+TABLE_SCALAR.lanes_max_blocks = 17      # 1 KiB
 
 # The vector ChaCha20's big step: the build's (P1305X_VEC_STEP_BLOCKS), until
 # the dispatcher, the one place that reads the CPU probe, lowers the x86-64

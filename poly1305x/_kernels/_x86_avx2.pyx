@@ -14,12 +14,17 @@ from poly1305x._kernels._simd cimport *
 from poly1305x._kernels._util cimport load32_le, load64_le, store32_le, store64_le
 
 include "_poly1305_avx2.pxi"
+include "_poly1305_mb_avx2.pxi"
 include "_chacha20_avx2.pxi"
+include "_chacha20_mb_ymm.pxi"
 
 cdef kernel_table TABLE
 TABLE.name = b"avx2"
 TABLE.poly1305_blocks = poly1305_blocks_avx2
 TABLE.chacha20_xor = chacha20_xor_avx2
+TABLE.chacha20_lanes = chacha20_lanes_ymm
+TABLE.poly1305_lanes = poly1305_lanes_avx2
+TABLE.lanes_max_blocks = 17          # 1 KiB
 
 
 def kernel_tables():

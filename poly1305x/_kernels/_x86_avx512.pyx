@@ -14,7 +14,10 @@ from poly1305x._kernels._simd cimport *
 from poly1305x._kernels._util cimport load32_le, load64_le, store32_le, store64_le
 
 include "_poly1305_avx512.pxi"
+include "_poly1305_mb_avx512.pxi"
 include "_chacha20_avx512.pxi"
+include "_chacha20_mb_ymm.pxi"
+include "_chacha20_mb_avx512.pxi"
 
 cdef extern from *:
     """
@@ -30,6 +33,9 @@ cdef kernel_table TABLE
 TABLE.name = P1305X_TABLE_NAME
 TABLE.poly1305_blocks = poly1305_blocks_avx512
 TABLE.chacha20_xor = chacha20_xor_avx512
+TABLE.chacha20_lanes = chacha20_lanes_avx512
+TABLE.poly1305_lanes = poly1305_lanes_avx512
+TABLE.lanes_max_blocks = 17          # 1 KiB
 
 
 def kernel_tables():

@@ -19,12 +19,14 @@ import time
 from contextlib import contextmanager
 
 import poly1305x
+from poly1305x._tools import _bench_batch as _bb
 # What is benchmarked (re-exported: the command line and benchmarks/ use them
 # through this module); the self-test's backend switch, also benchmarks/'.
 from poly1305x._tools._cases import (  # noqa: F401
     CASES, FIXED_SIZES, HPKE_SIZE, OPERATIONS, PER_BACKEND_OPERATIONS, QUICK_OPERATIONS, SIZES,
     SSH_SIZES, STREAM_PIECE, Case, KiB, MiB, cases, group_name, size_label,
 )
+from poly1305x._tools._cases import BATCH_OPERATIONS  # noqa: F401
 from poly1305x._tools._selftest import using_backend  # noqa: F401
 
 # --------------------------------------------------------------------------
@@ -34,7 +36,7 @@ from poly1305x._tools._selftest import using_backend  # noqa: F401
 LIBRARIES = ("poly1305x", "cryptography", "pycryptodome", "pynacl")
 _PROBE = {"poly1305x": "poly1305x", "cryptography": "cryptography",
           "pycryptodome": "Crypto", "pynacl": "nacl", "pyhpke": "pyhpke",
-          "asyncssh": "asyncssh"}
+          "asyncssh": "asyncssh", "noiseprotocol": "noise"}
 
 
 def library_version(library):
@@ -147,6 +149,9 @@ def run_bench(todo, repeats=5, min_time=0.05, progress=None):
             item[5] = min(seconds, rounds[-1])
     rows = []
     for case, backend, size, fn, number, seconds, rounds in prepared:
+        per = getattr(fn, "messages", 1)       # batch rows: time per message
+        seconds /= per
+        rounds = [t / per for t in rounds]
         rows.append({
             "operation": case.operation, "library": case.library, "backend": backend,
             "variant": case.variant, "size": size, "seconds": seconds,
@@ -221,7 +226,7 @@ def format_table(rows, time_label="best time/call", mark=None):
                                    + (mark(r, p) if mark else "") for p in peers) or "(no peer)"
             lines.append(f"| {op} | {size_label(size)} | {series_label(r)} | "
                          f"{_fmt_time(r['seconds'])} | {size / r['seconds'] / 1e9:.3f} | {ratios} |")
-    return "\n".join(lines)
+    return "\n".join(lines) + _bb.format_summary(rows)
 
 
 def plot(rows, path, env=None):

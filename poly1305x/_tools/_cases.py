@@ -5,6 +5,7 @@ import importlib
 import os
 import re
 from functools import partial
+from poly1305x._tools import _bench_batch as _bb
 
 KiB = 1024
 MiB = 1024 * 1024
@@ -252,6 +253,11 @@ OPERATIONS = {
                        "(poly1305x.openssh.PacketCipher vs asyncssh)",
 }
 
+# The batch rows (_bench_batch.py): many messages a call, time per message.
+# Their own family, selected by name (--operation): not in the every-operation
+# run that the committed table and its figures mirror.
+BATCH_OPERATIONS = _bb.OPERATIONS
+
 CASES = [
     Case("poly1305", "poly1305x", _poly_poly1305x),
     Case("poly1305", "cryptography", _poly_cryptography),
@@ -286,9 +292,10 @@ CASES = [
     Case("ssh-packet-seal", "poly1305x", _ssh_poly1305x, sizes=SSH_SIZES),
     Case("ssh-packet-seal", "asyncssh", _ssh_asyncssh, sizes=SSH_SIZES),
 ]
+CASES += _bb.cases(Case)
 
 # Operations whose sizes are their own (not the 64 B .. 1 MiB ladder)
-FIXED_SIZES = ("hpke-seal", "hpke-key-seal", "ssh-packet-seal")
+FIXED_SIZES = ("hpke-seal", "hpke-key-seal", "ssh-packet-seal") + tuple(_bb.OPERATIONS)
 
 # The quick default of ``python -m poly1305x``: the two one-shot operations.
 QUICK_OPERATIONS = ("poly1305", "aead", "aead-new")

@@ -26,6 +26,7 @@ import poly1305x  # noqa: E402
 from poly1305x import ChaCha20, ChaCha20_Poly1305, InvalidSignature, InvalidTag  # noqa: E402
 from poly1305x import Poly1305 as PolyFace  # noqa: E402
 from poly1305x._core import _dispatch  # noqa: E402
+from poly1305x import aead as aeads  # noqa: E402
 from poly1305x.aead import ChaCha20Poly1305, XChaCha20Poly1305  # noqa: E402
 from poly1305x.mac import Poly1305  # noqa: E402
 
@@ -114,6 +115,30 @@ def run(backend):
             raise AssertionError("forgery accepted")
         except InvalidTag:
             pass
+
+        # Many messages in one call: the multi-buffer kernels (lanes), the
+        # per-message path for long ones, and the batch's tag checks.
+        phase(f"{backend} aead-batch n={n}")
+        nonces = [bytes([i]) * 12 for i in range(1, 6)]
+        plain = [msg, msg[: n // 2], msg[: n // 3], b"x", msg]
+        msgs = [secret(m) for m in plain]
+        aads = [b"ad", None, b"", b"ad" * 200, b"ad"]
+        a = ChaCha20Poly1305(secret(KEY))
+        cts = [public(c) for c in a.encrypt_many(nonces, msgs, aads)]
+        assert [public(p) for p in a.decrypt_many(nonces, cts, aads)] == plain
+        cts[2] = cts[2][:-1] + bytes([cts[2][-1] ^ 1])
+        got = a.decrypt_many(nonces, cts, aads, strict=False)
+        assert got[2] is None and [public(p) for p in got if p is not None]
+        try:
+            a.decrypt_many(nonces, cts, aads)
+            raise AssertionError("forgery accepted")
+        except InvalidTag:
+            pass
+        x = XChaCha20Poly1305(secret(KEY))
+        keys = [a, x, secret(KEY), a, x]
+        xn = [nonces[0], bytes(24), nonces[2], nonces[3], bytes([1]) * 24]
+        for c in aeads.encrypt_many(keys, xn, msgs, None):
+            public(c)
 
 
 def main():

@@ -1,0 +1,296 @@
+# Included by _engine.pyx: many RFC 8439 messages in one call, in C and without
+# the GIL (the face, with its checks and messages: _face_batch.pxi).
+#
+# Short messages (MB_MAX bytes or less, and no more blocks than the backend's
+# lanes_max_blocks) go through the kernels' multi-buffer
+# ChaCha20 (kernel_table.chacha20_lanes), MB_GROUP at a time: each lane makes
+# one message's block 0 (its Poly1305 key) and its whole key stream in the
+# same steps, so the latency-bound chain of one block 0 per message becomes
+# throughput across the vector lanes.  They are grouped by block count (a
+# counting sort on the public lengths), so the lanes of a group finish
+# together.  Long messages, and groups too small to fill the lanes, take the
+# one-message path (etm_seal / etm_open).  Poly1305 then runs across lanes
+# too (kernel_table.poly1305_lanes) over each message's padded MAC input,
+# built in a private buffer: aad, ciphertext and lengths; a group with a long
+# aad (over MB_AAD bytes) MACs message by message instead.
+
+cdef extern from "Python.h":
+    ctypedef struct PyObject
+
+
+cdef extern from *:
+    """
+    #ifdef Py_GIL_DISABLED
+    #define P1305X_FREE_THREADED 1
+    #else
+    #define P1305X_FREE_THREADED 0
+    #endif
+    """
+    bint P1305X_FREE_THREADED
+
+
+cdef struct bmsg_t:
+    PyObject* refs[4]        # the items read: nonce, data, aad, key (or NULL)
+    const uint8_t* key
+    const void* key_id       # the key's object (multi-key form): repeated-nonce check
+    const uint8_t* nonce
+    const uint8_t* aad
+    const uint8_t* src
+    uint8_t* dst
+    size_t alen
+    size_t n                 # plaintext bytes
+    size_t srclen            # input bytes (open: n + 16)
+    size_t nonce_len
+    bint ok                  # open: the tag checked out (never for < 16 bytes)
+
+
+cdef struct batch_t:
+    size_t count
+    bmsg_t* m
+    buf_t* bufs              # four a message: nonce, data, aad, key
+    size_t* order            # batch_run's work space
+    void* block              # the work block m, bufs and order are in (or NULL:
+                             # the caller's stack)
+    bint cached              # block is the module's cached one (batch_alloc)
+    bint held_any            # some buffer other than bytes was borrowed
+
+
+
+cdef extern from *:
+    """
+    #include <string.h>
+    /* RFC 8439's lengths block (two little-endian 64-bit numbers) as two
+     * 8-byte stores: the MAC kernels read it as 8-byte words, which the
+     * stores then forward to (byte stores merged by the compiler into one
+     * 16-byte write through the stack did not). */
+    static inline void p1305x_put_lengths(unsigned char *p, unsigned long long a,
+                                          unsigned long long b) {
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(p, &a, 8);
+        memcpy(p + 8, &b, 8);
+    #else
+        int i;
+        for (i = 0; i < 8; i++) {
+            p[i] = (unsigned char)(a >> (8 * i));
+            p[8 + i] = (unsigned char)(b >> (8 * i));
+        }
+    #endif
+    }
+    """
+    void p1305x_put_lengths(uint8_t* p, uint64_t a, uint64_t b) noexcept nogil
+
+
+cdef enum:
+    MB_MAX = 1024               # longest message for the lanes
+    MB_BLOCKS = 1 + MB_MAX // 64
+    MB_GROUP = 16               # messages per chacha20_lanes call
+    MB_ROW = 64 * MB_BLOCKS     # one lane's key stream: block 0 and the message's
+    MB_MIN_GROUP = 2            # smaller groups take the one-message path
+    MB_AAD = 256                # longest aad for the Poly1305 lanes
+    MB_MAC = MB_AAD + MB_MAX + 16   # one lane's MAC input: aad, ct, lengths
+
+
+cdef inline uint32_t mb_blocks(size_t n) noexcept nogil:
+    """Block 0 and the message's blocks; n <= MB_MAX (no overflow)."""
+    return <uint32_t>(1 + ((n + 63) >> 6))
+
+
+cdef inline void xor_bytes(uint8_t* dst, const uint8_t* a, const uint8_t* b,
+                           size_t n) noexcept nogil:
+    """dst = a ^ b, 16 bytes a step (dst may equal a)."""
+    cdef uint64_t x0, x1, y0, y1
+    cdef size_t i = 0
+    while i + 16 <= n:
+        memcpy(&x0, a + i, 8)
+        memcpy(&x1, a + i + 8, 8)
+        memcpy(&y0, b + i, 8)
+        memcpy(&y1, b + i + 8, 8)
+        x0 ^= y0
+        x1 ^= y1
+        memcpy(dst + i, &x0, 8)
+        memcpy(dst + i + 8, &x1, 8)
+        i += 16
+    while i < n:
+        dst[i] = a[i] ^ b[i]
+        i += 1
+
+
+cdef void mb_finish(const kernel_table* k, bmsg_t* m, uint8_t* ks, bint seal) noexcept nogil:
+    """One message of a group, its key stream (block 0 first) in ks: XOR and
+    MAC (seal), or MAC, check and XOR (open, under the bad-tag rule of
+    _aead.pxi: the ciphertext is copied into the private output once,
+    MACed and decrypted there; zeros after a bad tag)."""
+    cdef mac_t c
+    cdef uint8_t want[16]
+    cdef uint8_t mine[16]
+    cdef size_t n = m.n
+    etm_begin(&c, k, ks, m.aad, m.alen, True)
+    if seal:
+        xor_bytes(m.dst, m.src, ks + 64, n)
+        mac_update(&c, m.dst, n)
+        etm_end(&c, True, m.alen, n, m.dst + n)
+    else:
+        memcpy(want, m.src + n, 16)
+        memcpy(m.dst, m.src, n)
+        mac_update(&c, m.dst, n)
+        etm_end(&c, True, m.alen, n, mine)
+        m.ok = tags_equal(mine, want, 16)
+        if m.ok:
+            xor_bytes(m.dst, m.dst, ks + 64, n)
+        else:
+            wipe(m.dst, n)
+    mac_wipe(&c)
+
+
+cdef void one_run(const kernel_table* k, bmsg_t* m, bint seal) noexcept nogil:
+    """One message on the one-message path."""
+    cdef stream_t s
+    stream_setup(&s, k, m.key, m.nonce, m.nonce_len, False)
+    m.ok = aead_run(&s, m.aad, m.alen, m.src, m.dst, m.n, seal, False)
+    wipe(&s, sizeof(stream_t))
+
+
+cdef inline size_t pad16(size_t n) noexcept nogil:
+    return (n + 15) & ~(<size_t>15)
+
+
+cdef void mb_macs(const kernel_table* k, bmsg_t* m, const size_t* order, size_t g,
+                  bint seal, uint8_t* const* ks) noexcept nogil:
+    """The group's MACs across lanes: each message's MAC input (aad, pad,
+    ciphertext, pad, lengths) in a private buffer, tags by poly1305_lanes.
+    Open: the ciphertext is copied there once, MACed and decrypted from there
+    (the bad-tag rule of _aead.pxi)."""
+    cdef uint8_t mac[MB_GROUP * MB_MAC]
+    cdef uint8_t want[16 * MB_GROUP]
+    cdef uint8_t mine[16 * MB_GROUP]
+    cdef const uint8_t* msgs[MB_GROUP]
+    cdef const uint8_t* keys[MB_GROUP]
+    cdef uint8_t* tags[MB_GROUP]
+    cdef uint8_t* ct[MB_GROUP]
+    cdef uint32_t nbl[MB_GROUP]
+    cdef size_t j, a16, n16, n, used = 0
+    cdef uint8_t* p
+    cdef bmsg_t* mj
+    for j in range(g):
+        mj = &m[order[j]]
+        n = mj.n
+        p = mac + used                   # rows back to back: one wipe at the end
+        a16 = pad16(mj.alen)
+        n16 = pad16(n)
+        if mj.alen:
+            memcpy(p, mj.aad, mj.alen)
+        memset(p + mj.alen, 0, a16 - mj.alen)
+        ct[j] = p + a16
+        if seal:
+            xor_bytes(ct[j], mj.src, ks[j] + 64, n)
+            tags[j] = mj.dst + n
+        else:
+            memcpy(ct[j], mj.src, n)
+            memcpy(want + 16 * j, mj.src + n, 16)
+            tags[j] = mine + 16 * j
+        memset(ct[j] + n, 0, n16 - n)
+        p1305x_put_lengths(ct[j] + n16, mj.alen, n)
+        msgs[j] = p
+        keys[j] = ks[j]
+        nbl[j] = <uint32_t>((a16 + n16 + 16) >> 4)
+        used += 16 * nbl[j]
+    k.poly1305_lanes(keys, msgs, nbl, tags, g)
+    for j in range(g):
+        mj = &m[order[j]]
+        if seal:
+            memcpy(mj.dst, ct[j], mj.n)
+        else:
+            mj.ok = tags_equal(mine + 16 * j, want + 16 * j, 16)
+            if mj.ok:
+                xor_bytes(mj.dst, ct[j], ks[j] + 64, mj.n)
+            else:
+                memset(mj.dst, 0, mj.n)
+    wipe(mac, used)
+    wipe(mine, sizeof(mine))
+
+
+cdef inline void mb_state(uint32_t* st, const bmsg_t* m) noexcept nogil:
+    """The message's ChaCha20 input block at block 0, as stream_setup makes it
+    (XChaCha20: the HChaCha20 subkey and 0^4 || nonce[16:24])."""
+    cdef uint8_t subkey[32]
+    cdef uint8_t n12[12]
+    if m.nonce_len == 24:
+        hchacha20(m.key, m.nonce, subkey)
+        memset(n12, 0, 4)
+        memcpy(n12 + 4, m.nonce + 16, 8)
+        chacha20_init_state(st, subkey, n12, 12, 0)
+        wipe(subkey, 32)
+    else:
+        chacha20_init_state(st, m.key, m.nonce, 12, 0)
+
+
+cdef void mb_group(const kernel_table* k, bmsg_t* m, const size_t* order, size_t g,
+                   bint seal) noexcept nogil:
+    """The messages m[order[0..g-1]] (g <= MB_GROUP, each MB_MAX bytes or
+    less) through one chacha20_lanes call, then their MACs."""
+    cdef uint32_t states[16 * MB_GROUP]
+    cdef uint8_t ks[MB_GROUP * MB_ROW]
+    cdef uint8_t* out[MB_GROUP]
+    cdef uint32_t nb[MB_GROUP]
+    cdef size_t j, used = 0
+    cdef bint lanes = k.poly1305_lanes != NULL
+    cdef bmsg_t* mj
+    for j in range(g):
+        mj = &m[order[j]]
+        mb_state(&states[16 * j], mj)
+        out[j] = ks + used               # rows back to back: one wipe at the end
+        nb[j] = mb_blocks(mj.n)
+        used += 64 * nb[j]
+        if mj.alen > MB_AAD:
+            lanes = False
+    k.chacha20_lanes(states, g, out, nb)
+    wipe(states, sizeof(states))
+    if lanes:
+        mb_macs(k, m, order, g, seal, out)
+    else:
+        for j in range(g):
+            mb_finish(k, &m[order[j]], out[j], seal)
+    wipe(ks, used)
+
+
+cdef void batch_run(const kernel_table* k, bmsg_t* m, size_t count, bint seal,
+                    size_t* order) noexcept nogil:
+    """Seal or open every message of the batch (open: m.ok is set from the
+    tag; a message already marked bad, too short to hold a tag, is skipped).
+    order: room for count indices."""
+    cdef size_t start[MB_BLOCKS + 2]
+    cdef size_t i, nshort = 0, g
+    cdef uint32_t b
+    cdef uint32_t most = k.lanes_max_blocks if k.lanes_max_blocks < MB_BLOCKS else MB_BLOCKS
+    if count == 1:
+        if seal or m[0].ok:
+            one_run(k, &m[0], seal)
+        return
+    memset(start, 0, sizeof(start))
+    for i in range(count):
+        if not seal and not m[i].ok:
+            continue
+        if m[i].n <= MB_MAX and mb_blocks(m[i].n) <= most and k.chacha20_lanes != NULL:
+            start[mb_blocks(m[i].n) + 1] += 1
+            nshort += 1
+        else:
+            one_run(k, &m[i], seal)
+    if not nshort:
+        return
+    for b in range(1, MB_BLOCKS + 2):
+        start[b] += start[b - 1]
+    for i in range(count):
+        if (seal or m[i].ok) and m[i].n <= MB_MAX and mb_blocks(m[i].n) <= most:
+            b = mb_blocks(m[i].n)
+            order[start[b]] = i
+            start[b] += 1
+    i = 0
+    while i < nshort:
+        g = nshort - i
+        if g > MB_GROUP:
+            g = MB_GROUP
+        if g < MB_MIN_GROUP:
+            one_run(k, &m[order[i]], seal)
+        else:
+            mb_group(k, m, order + i, g, seal)
+        i += g

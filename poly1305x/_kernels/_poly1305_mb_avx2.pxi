@@ -1,0 +1,178 @@
+# Multi-buffer Poly1305 on AVX2, one message per 64-bit lane (two sets of 4
+# lanes): the tags of a batch of short AEAD messages (_engine_batch_run.pxi).
+# Included by _x86_avx2.pyx after _poly1305_avx2.pxi, whose radix-2^26
+# arithmetic (_p26v_mac, _p26v_carry; _radix26.pxd's conversions) it uses
+# with a different r in every lane.
+#
+# Each lane runs Horner's rule on its own message, one block per step:
+#     h <- (h + m) * r     (t = h + m < 2^27.01 < 2^32: within vpmuludq's
+#                           reach; ten products of t and r or 5 r < 2^57.7)
+# A lane whose message has fewer blocks than the longest of its group keeps
+# its h (an AND/ANDNOT select on a mask made from the public block counts);
+# past its end it reads a block of zeros.  Messages longer than MB26_MAX
+# blocks go to the one-message kernel (poly1305_blocks_avx2), whose
+# four-way powers of r beat one block a step there.  No branch and no lookup
+# depends on keys, messages or accumulators.
+from poly1305x._kernels._common cimport poly1305_finish, poly1305_init, wipe
+
+cdef enum:
+    MB26_MAX = 24            # longest message (in blocks) for the lanes
+
+
+cdef inline const uint8_t* _mb26_at(const uint8_t* const* msgs, const uint32_t* nblocks,
+                                    uint32_t blk, size_t g, size_t j,
+                                    const uint8_t* zero16) noexcept nogil:
+    if j < g and blk < nblocks[j]:
+        return msgs[j] + 16 * <size_t>blk
+    return zero16
+
+
+cdef inline long long _mb26_live(const uint32_t* nblocks, uint32_t blk, size_t g,
+                                 size_t j) noexcept nogil:
+    # All ones when lane j has a block blk.
+    return -1 if j < g and blk < nblocks[j] else 0
+
+
+cdef inline void _mb26_step(const uint8_t* const* msgs, const uint32_t* nblocks,
+                            uint32_t blk, size_t g, const uint8_t* zero16,
+                            __m256i* h, const __m256i* r, const __m256i* s) noexcept nogil:
+    # h[0..4] <- (h + m) * r in the lanes (of g <= 4) that have a block blk.
+    cdef const uint8_t* p0 = _mb26_at(msgs, nblocks, blk, g, 0, zero16)
+    cdef const uint8_t* p1 = _mb26_at(msgs, nblocks, blk, g, 1, zero16)
+    cdef const uint8_t* p2 = _mb26_at(msgs, nblocks, blk, g, 2, zero16)
+    cdef const uint8_t* p3 = _mb26_at(msgs, nblocks, blk, g, 3, zero16)
+    cdef __m256i lo = _mm256_set_epi64x(<long long>load64_le(p3), <long long>load64_le(p2),
+                                        <long long>load64_le(p1), <long long>load64_le(p0))
+    cdef __m256i hi = _mm256_set_epi64x(<long long>load64_le(p3 + 8), <long long>load64_le(p2 + 8),
+                                        <long long>load64_le(p1 + 8), <long long>load64_le(p0 + 8))
+    cdef __m256i live = _mm256_set_epi64x(_mb26_live(nblocks, blk, g, 3),
+                                          _mb26_live(nblocks, blk, g, 2),
+                                          _mb26_live(nblocks, blk, g, 1),
+                                          _mb26_live(nblocks, blk, g, 0))
+    cdef __m256i mask = _mm256_set1_epi64x(0x3ffffff)
+    cdef __m256i z = _mm256_setzero_si256()
+    cdef __m256i d0 = z, d1 = z, d2 = z, d3 = z, d4 = z
+    cdef __m256i n0, n1, n2, n3, n4
+    cdef __m256i t0 = _mm256_add_epi64(h[0], _mm256_and_si256(lo, mask))
+    cdef __m256i t1 = _mm256_add_epi64(h[1], _mm256_and_si256(_mm256_srli_epi64(lo, 26), mask))
+    cdef __m256i t2 = _mm256_add_epi64(h[2], _mm256_and_si256(
+        _mm256_or_si256(_mm256_srli_epi64(lo, 52), _mm256_slli_epi64(hi, 12)), mask))
+    cdef __m256i t3 = _mm256_add_epi64(h[3], _mm256_and_si256(_mm256_srli_epi64(hi, 14), mask))
+    cdef __m256i t4 = _mm256_add_epi64(h[4], _mm256_or_si256(_mm256_srli_epi64(hi, 40),
+                                                             _mm256_set1_epi64x(1 << 24)))
+    _p26v_mac(&d0, &d1, &d2, &d3, &d4, t0, t1, t2, t3, t4,
+              r[0], r[1], r[2], r[3], r[4], s[1], s[2], s[3], s[4])
+    _p26v_carry(&n0, &n1, &n2, &n3, &n4, d0, d1, d2, d3, d4)
+    h[0] = _mm256_or_si256(_mm256_and_si256(live, n0), _mm256_andnot_si256(live, h[0]))
+    h[1] = _mm256_or_si256(_mm256_and_si256(live, n1), _mm256_andnot_si256(live, h[1]))
+    h[2] = _mm256_or_si256(_mm256_and_si256(live, n2), _mm256_andnot_si256(live, h[2]))
+    h[3] = _mm256_or_si256(_mm256_and_si256(live, n3), _mm256_andnot_si256(live, h[3]))
+    h[4] = _mm256_or_si256(_mm256_and_si256(live, n4), _mm256_andnot_si256(live, h[4]))
+
+
+cdef inline uint32_t _mb26_setup(const uint8_t* const* keys, const uint32_t* nblocks,
+                                 size_t g, uint64_t* rl, __m256i* r, __m256i* s,
+                                 __m256i* h) noexcept nogil:
+    # r (and 5 r) of lanes 0..g-1 as limb vectors, h = 0; returns the largest
+    # block count.  rl: 20 words of scratch.
+    cdef poly1305_state st
+    cdef uint64_t l[5]
+    cdef uint32_t steps = 0
+    cdef size_t j, i
+    for j in range(4):
+        l[0] = l[1] = l[2] = l[3] = l[4] = 0
+        if j < g:
+            poly1305_init(&st, keys[j], keys[j] + 16)
+            p26_from64(st.r[0], st.r[1], 0, l)
+            if nblocks[j] > steps:
+                steps = nblocks[j]
+        for i in range(5):
+            rl[4 * i + j] = l[i]
+    for i in range(5):
+        r[i] = _mm256_loadu_si256(<const __m256i*>(rl + 4 * i))
+        s[i] = _p26v_times5(r[i])
+        h[i] = _mm256_setzero_si256()
+    wipe(&st, sizeof(st))
+    wipe(l, sizeof(l))
+    return steps
+
+
+cdef inline void _mb26_tags(const uint8_t* const* keys, uint8_t* const* tags, size_t g,
+                            uint64_t* out, const __m256i* h) noexcept nogil:
+    # Each lane's limbs, fully carried, to base 2^64 (h[2] < 8), then the tag.
+    cdef poly1305_state st
+    cdef uint64_t l[5]
+    cdef size_t j, i
+    for i in range(5):
+        _mm256_storeu_si256(<__m256i*>(out + 4 * i), h[i])
+    for j in range(g):
+        for i in range(5):
+            l[i] = out[4 * i + j]
+        p26_carry_full(l)
+        st.s[0] = load64_le(keys[j] + 16)
+        st.s[1] = load64_le(keys[j] + 24)
+        p26_to64(l, st.h)
+        poly1305_finish(&st, tags[j])
+    wipe(&st, sizeof(st))
+    wipe(l, sizeof(l))
+
+
+cdef void _poly1305_lanes8_avx2(const uint8_t* const* keys, const uint8_t* const* msgs,
+                                const uint32_t* nblocks, uint8_t* const* tags,
+                                size_t g) noexcept nogil:
+    # g <= 8 lanes: two independent sets of four, step by step.
+    cdef uint64_t rl[20]
+    cdef uint8_t zero16[16]
+    cdef __m256i ra[5]
+    cdef __m256i sa[5]
+    cdef __m256i ha[5]
+    cdef __m256i rb[5]
+    cdef __m256i sb[5]
+    cdef __m256i hb[5]
+    cdef size_t ga = g if g < 4 else 4
+    cdef size_t gb = g - ga
+    cdef uint32_t steps, steps_b, blk
+    memset(zero16, 0, 16)
+    steps = _mb26_setup(keys, nblocks, ga, rl, ra, sa, ha)
+    steps_b = _mb26_setup(keys + ga, nblocks + ga, gb, rl, rb, sb, hb)
+    if steps_b > steps:
+        steps = steps_b
+    for blk in range(steps):
+        _mb26_step(msgs, nblocks, blk, ga, zero16, ha, ra, sa)
+        if gb:
+            _mb26_step(msgs + ga, nblocks + ga, blk, gb, zero16, hb, rb, sb)
+    _mb26_tags(keys, tags, ga, rl, ha)
+    if gb:
+        _mb26_tags(keys + ga, tags + ga, gb, rl, hb)
+    wipe(rl, sizeof(rl))
+
+
+cdef void poly1305_lanes_avx2(const uint8_t* const* keys, const uint8_t* const* msgs,
+                              const uint32_t* nblocks, uint8_t* const* tags,
+                              size_t nlanes) noexcept nogil:
+    """The kernel_table entry poly1305_lanes (see _kernel.pxd): 8 lanes a
+    step in two sets of four; a message of more than MB26_MAX blocks on the
+    one-message kernel."""
+    cdef const uint8_t* k8[8]
+    cdef const uint8_t* m8[8]
+    cdef uint32_t n8[8]
+    cdef uint8_t* t8[8]
+    cdef poly1305_state st
+    cdef size_t g = 0, j
+    for j in range(nlanes):
+        if nblocks[j] > MB26_MAX:
+            poly1305_init(&st, keys[j], keys[j] + 16)
+            poly1305_blocks_avx2(&st, msgs[j], nblocks[j], 1)
+            poly1305_finish(&st, tags[j])
+            continue
+        k8[g] = keys[j]
+        m8[g] = msgs[j]
+        n8[g] = nblocks[j]
+        t8[g] = tags[j]
+        g += 1
+        if g == 8:
+            _poly1305_lanes8_avx2(k8, m8, n8, t8, g)
+            g = 0
+    if g:
+        _poly1305_lanes8_avx2(k8, m8, n8, t8, g)
+    wipe(&st, sizeof(st))

@@ -1,0 +1,167 @@
+"""The batch rows of the benchmark (``aead-batch-N<n>`` operations, one per
+batch size): ``encrypt_many`` of N messages against a loop of N one-message
+``encrypt`` calls of poly1305x and of cryptography, timed per message.
+
+Each maker returns the callable of one case, with ``messages`` (N) set on it:
+``_bench.run_bench`` divides its time by that, so a row's time is per message
+and its GB/s the message bytes per second.  The loops are one Python frame
+for the N calls, the same code for both libraries (a bound method called
+straight, no wrapper per call), and keep the N ciphertexts in a list as
+encrypt_many does."""
+from functools import partial
+
+BATCH_COUNTS = (1, 16, 64, 256)
+BATCH_SIZES = (64, 256, 1024)
+_KEY = bytes(range(32))
+_AAD = b"header: 16 bytes"
+
+
+def operation(count):
+    return f"aead-batch-N{count}"
+
+
+def _inputs(count, size):
+    nonces = [i.to_bytes(12, "little") for i in range(count)]
+    data = [bytes((i + j) & 255 for j in range(size)) for i in range(count)]
+    return nonces, data, [_AAD] * count
+
+
+def _loop(encrypt, nonces, data, aads):
+    """N calls in one frame, keeping the ciphertexts as encrypt_many returns
+    them (a list): the same output, so the same memory traffic."""
+    work = list(zip(nonces, data, aads))
+
+    def run():
+        return [encrypt(n, d, a) for n, d, a in work]
+    return run
+
+
+def batch_poly1305x(count):
+    def maker(size):
+        from poly1305x.aead import ChaCha20Poly1305
+        fn = partial(ChaCha20Poly1305(_KEY).encrypt_many, *_inputs(count, size))
+        fn.messages = count
+        return fn
+    return maker
+
+
+def loop_poly1305x(count):
+    def maker(size):
+        from poly1305x.aead import ChaCha20Poly1305
+        fn = _loop(ChaCha20Poly1305(_KEY).encrypt, *_inputs(count, size))
+        fn.messages = count
+        return fn
+    return maker
+
+
+def loop_cryptography(count):
+    def maker(size):
+        from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+        fn = _loop(ChaCha20Poly1305(_KEY).encrypt, *_inputs(count, size))
+        fn.messages = count
+        return fn
+    return maker
+
+
+# The consumer: transport messages of a Noise connection (poly1305x.noise)
+
+NOISE_OPERATION = "noise-transport-N64"
+NOISE_COUNT = 64
+NOISE_SIZES = (64, 1024)
+
+
+def _noise_pair(ours):
+    """An established Noise_NN connection (initiator, responder), on poly1305x
+    or on noiseprotocol's own (cryptography) cipher."""
+    from noise.backends.default import noise_backend
+    from noise.connection import NoiseConnection
+    from poly1305x import noise
+    backend = noise.backend() if ours else noise_backend
+    init = NoiseConnection.from_name(b"Noise_NN_25519_ChaChaPoly_SHA256", backend=backend)
+    resp = NoiseConnection.from_name(b"Noise_NN_25519_ChaChaPoly_SHA256", backend=backend)
+    init.set_as_initiator()
+    resp.set_as_responder()
+    init.start_handshake()
+    resp.start_handshake()
+    resp.read_message(init.write_message())
+    init.read_message(resp.write_message())
+    return init
+
+
+def _noise_messages(size):
+    return [bytes((i + j) & 255 for j in range(size)) for i in range(NOISE_COUNT)]
+
+
+def noise_batch(size):
+    from poly1305x import noise
+    fn = partial(noise.encrypt_many, _noise_pair(True), _noise_messages(size))
+    fn.messages = NOISE_COUNT
+    return fn
+
+
+def noise_loop(ours):
+    def maker(size):
+        encrypt, msgs = _noise_pair(ours).encrypt, _noise_messages(size)
+
+        def run():
+            for m in msgs:
+                encrypt(m)
+        run.messages = NOISE_COUNT
+        return run
+    return maker
+
+
+OPERATIONS = {
+    NOISE_OPERATION: "Noise transport messages of one connection (64 per call): "
+                     "poly1305x.noise.encrypt_many against a loop of NoiseConnection.encrypt; "
+                     "time per message",
+    **{operation(n): f"ChaCha20-Poly1305 encrypt of {n} messages: encrypt_many against a "
+                     "loop of encrypt; time per message" for n in BATCH_COUNTS},
+}
+
+
+def cases(case):
+    """The batch rows as _bench.Case objects (``case`` is that class)."""
+    out = [
+        case(NOISE_OPERATION, "poly1305x", noise_batch, sizes=NOISE_SIZES,
+             variant="noise.encrypt_many", needs=("noiseprotocol",)),
+        case(NOISE_OPERATION, "poly1305x", noise_loop(True), sizes=NOISE_SIZES,
+             variant="loop of connection.encrypt", needs=("noiseprotocol",)),
+        case(NOISE_OPERATION, "cryptography", noise_loop(False), sizes=NOISE_SIZES,
+             variant="noiseprotocol's cipher, loop", needs=("noiseprotocol",)),
+    ]
+    for n in BATCH_COUNTS:
+        out += [
+            case(operation(n), "poly1305x", batch_poly1305x(n), sizes=BATCH_SIZES,
+                 variant="encrypt_many"),
+            case(operation(n), "poly1305x", loop_poly1305x(n), sizes=BATCH_SIZES,
+                 variant="loop of encrypt"),
+            case(operation(n), "cryptography", loop_cryptography(n), sizes=BATCH_SIZES,
+                 variant="loop of encrypt"),
+        ]
+    return out
+
+
+def format_summary(rows):
+    """Messages per second of each batch row, and encrypt_many's ratio to
+    the two loops of the same run ("" when there are no batch rows)."""
+    got = {}
+    for r in rows:
+        if r["operation"].startswith("aead-batch-N"):
+            who = "batch" if r["variant"] == "encrypt_many" else r["library"]
+            got[(int(r["operation"][12:]), r["size"], r.get("backend"), who)] = r["seconds"]
+    keys = sorted({k[:3] for k in got if k[3] == "batch"}, key=lambda k: (k[2] or "", k[1], k[0]))
+    if not keys:
+        return ""
+    lines = ["", "", "Batch rows (messages per second; encrypt_many against the loops):", "",
+             "| backend | size | N | encrypt_many | loop of encrypt | loop of cryptography "
+             "| vs our loop | vs cryptography |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for count, size, backend in keys:
+        mine = got[(count, size, backend, "batch")]
+        ours = got.get((count, size, backend, "poly1305x"))
+        peer = got.get((count, size, None, "cryptography"))
+        cells = [f"{1 / t / 1e6:.2f} M" if t else "-" for t in (mine, ours, peer)]
+        ratios = [f"{t / mine:.2f}×" if t else "-" for t in (ours, peer)]
+        lines.append(f"| {backend} | {size} B | {count} | " + " | ".join(cells + ratios) + " |")
+    return "\n".join(lines)
