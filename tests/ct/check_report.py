@@ -28,13 +28,22 @@ class Locator:
         self.build = build
         self.cache = {}
 
+    def _c_files(self):
+        """{basename: path} of the generated C files anywhere in the package
+        (poly1305x/_core, poly1305x/_kernels, poly1305x/openssh, ...)."""
+        if not hasattr(self, "_c"):
+            self._c = {}
+            for top, _dirs, files in os.walk(os.path.join(self.build, "poly1305x")):
+                for f in files:
+                    if f.endswith(".c"):
+                        self._c.setdefault(f, os.path.join(top, f))
+        return self._c
+
     def _index(self, cfile):
         if cfile not in self.cache:
             where = []
             name = os.path.basename(cfile or "")
-            path = next((p for p in (os.path.join(self.build, "poly1305x", name),
-                                     os.path.join(self.build, "poly1305x", "_kernels", name))
-                         if os.path.exists(p)), "")
+            path = self._c_files().get(name, "")
             try:
                 with open(path, encoding="utf-8", errors="replace") as fh:
                     last = None

@@ -23,6 +23,13 @@ lib.ct_secret.argtypes = lib.ct_public.argtypes = [ctypes.c_void_p, ctypes.c_siz
 lib.ct_canary_leaky_compare.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
 
 import poly1305x  # noqa: E402
+
+# The -g build in the working directory (run.sh puts it first on PYTHONPATH),
+# not an installed or editable copy: a stripped module gives memcheck no
+# function or line to report, and every branch would look unexplained.
+_here = os.path.realpath(os.getcwd()) + os.sep
+if not os.path.realpath(poly1305x.__file__).startswith(_here):
+    sys.exit(f"ct_valgrind: poly1305x imported from {poly1305x.__file__}, not the -g build in {_here}")
 from poly1305x import ChaCha20, ChaCha20_Poly1305, InvalidSignature, InvalidTag  # noqa: E402
 from poly1305x import Poly1305 as PolyFace  # noqa: E402
 from poly1305x._core import _dispatch  # noqa: E402

@@ -45,7 +45,7 @@ set +e
 # next jump to the same place into one exit, so the branch on the public
 # compare result is reported a line late, where the checker cannot tell it
 # from a secret-dependent one.
-CT_MARK_LIB="$WORK/ct_mark.so" PYTHONMALLOC=malloc \
+CT_MARK_LIB="$WORK/ct_mark.so" PYTHONMALLOC=malloc PYTHONPATH="$WORK${PYTHONPATH:+:$PYTHONPATH}" \
     valgrind --tool=memcheck --leak-check=no --error-limit=no --vex-guest-chase=no --xml=yes \
     --xml-file="$WORK/ct.xml" --log-file="$WORK/valgrind.log" \
     "$PY" tests/ct/ct_valgrind.py "$@" 2> "$WORK/ct.stderr"
