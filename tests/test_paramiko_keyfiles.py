@@ -187,17 +187,15 @@ def test_key_scan_is_linear(enabled):
     line = BEGIN + "\n"
     n = 1_000_000 // len(line)
     code = textwrap.dedent(f"""
-        import io, time, paramiko
+        import io, paramiko
         from poly1305x import openssh
         openssh.use_with_paramiko()
         text = {line!r} * {n}
-        t0 = time.perf_counter()
         for cls in (paramiko.RSAKey, paramiko.Ed25519Key):
             try:
                 cls.from_private_key(io.StringIO(text))
             except paramiko.SSHException:
                 pass
-        print(time.perf_counter() - t0)
     """)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     assert r.returncode == 0, r.stderr[-2000:]
