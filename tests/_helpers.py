@@ -26,13 +26,28 @@ def flipped(data, i, mask=0x01):
 
 
 def run_threads(target, n):
-    """target(0) .. target(n - 1), each on its own thread; returns after all
-    have finished.  target reports its own failures (threads swallow them)."""
-    threads = [threading.Thread(target=target, args=(i,)) for i in range(n)]
+    """target(0) .. target(n - 1), each on its own thread, started together (a
+    barrier); returns their results in thread order once all have finished,
+    and re-raises the first exception a thread raised."""
+    barrier = threading.Barrier(n)
+    results = [None] * n
+    errors = []
+
+    def body(i):
+        try:
+            barrier.wait()
+            results[i] = target(i)
+        except BaseException as exc:       # reported below, on the caller's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=body, args=(i,)) for i in range(n)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    if errors:
+        raise errors[0]
+    return results
 
 
 def ssh_keygen(*args):

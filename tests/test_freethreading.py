@@ -26,9 +26,10 @@ import random
 import subprocess
 import sys
 import textwrap
-import threading
 
 import pytest
+
+import _helpers
 
 import poly1305x
 from poly1305x import ChaCha20, ChaCha20_Poly1305, aead, hpke, mac
@@ -50,27 +51,7 @@ def fast_switching():
 
 
 def run_threads(target, n=NTHREADS):
-    """Run target(i) in n threads started together; return their results in
-    thread order, re-raising the first exception a thread raised."""
-    barrier = threading.Barrier(n)
-    results = [None] * n
-    errors = []
-
-    def body(i):
-        try:
-            barrier.wait()
-            results[i] = target(i)
-        except BaseException as exc:       # reported below, in the main thread
-            errors.append(exc)
-
-    threads = [threading.Thread(target=body, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
-    return results
+    return _helpers.run_threads(target, n)
 
 
 def _length(rng):

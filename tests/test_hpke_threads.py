@@ -6,9 +6,10 @@ so that poly1305x releases the GIL while it encrypts.  Which sequence number
 a ciphertext was sealed at is read back from its key stream (ciphertext XOR
 plaintext), and then each is opened by a recipient context in that order."""
 import os
-import threading
 
 import pytest
+
+from _helpers import run_threads
 
 from poly1305x import hpke
 from poly1305x._core._engine import ChaCha20Poly1305 as EngineAEAD
@@ -16,27 +17,6 @@ from poly1305x._core._engine import ChaCha20Poly1305 as EngineAEAD
 THREADS, PER_THREAD, SIZE = 8, 40, 16 * 1024
 KEY = bytes(range(32))
 BASE = bytes.fromhex("5c4d98150661b848853b547f")
-
-
-def in_threads(body, n=THREADS):
-    """body(i) on n threads started together; the first exception is raised."""
-    barrier = threading.Barrier(n)
-    errors = []
-
-    def run(i):
-        try:
-            barrier.wait()
-            body(i)
-        except BaseException as exc:    # reported below, on the test's thread
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
 
 
 def sealed_at(sealed, count):
@@ -65,7 +45,7 @@ def seal_from_threads(seal):
             mine.append((pt, seal(b"aad", pt)))
         sealed.extend(mine)
 
-    in_threads(body)
+    run_threads(body, THREADS)
     return sealed
 
 
@@ -106,7 +86,7 @@ def test_concurrent_opens_open_each_message_once(backend):
             except hpke.InvalidTag:
                 pass        # another thread opened cts[s] first
 
-    in_threads(body)
+    run_threads(body, THREADS)
     assert rx.seq == n
     assert sorted(opened) == msgs
 
