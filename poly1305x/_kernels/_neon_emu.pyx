@@ -3,15 +3,15 @@
 one-message two-lane kernel and the multi-buffer one) compiled against SIMDe's
 NEON (POLY1305X_NEON_SIMDE; Debian: libsimde-dev), so that an x86-64 host
 runs their very intrinsics code in the normal test flow.  Its ChaCha20 is
-``portable``'s.  setup.py builds it only when POLY1305X_SIMDE=1; it is never
-chosen by default (see _dispatch)."""
+``portable``'s (the compiler-vector one).  setup.py builds it only when
+POLY1305X_SIMDE=1; it is never chosen by default (see _dispatch)."""
 from cpython.pycapsule cimport PyCapsule_New
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
 from poly1305x._kernels._common cimport wipe
 from poly1305x._kernels._kernel cimport P1305X_KERNEL_CAPSULE, kernel_table, poly1305_state
 from poly1305x._kernels._portable cimport (
-    chacha20_lanes_vec4, chacha20_xor_portable, poly1305_blocks_portable,
+    chacha20_lanes_vec4, chacha20_xor_vec4, poly1305_blocks_portable,
 )
 from poly1305x._kernels._util cimport load64_le
 
@@ -21,7 +21,7 @@ include "_poly1305_mb_neon.pxi"
 cdef kernel_table TABLE
 TABLE.name = b"neon-emu"
 TABLE.poly1305_blocks = poly1305_blocks_lanes2
-TABLE.chacha20_xor = chacha20_xor_portable
+TABLE.chacha20_xor = chacha20_xor_vec4
 TABLE.chacha20_lanes = chacha20_lanes_vec4
 TABLE.poly1305_lanes = poly1305_lanes_neon2
 TABLE.lanes_max_blocks = 5          # as portable's
