@@ -15,10 +15,12 @@
  * run-time check, and P1305X_HAVE_NEON_POLY is 1.  Elsewhere
  * P1305X_HAVE_NEON_POLY is 0, the portable backend keeps the scalar base-2^64
  * loop, and the same names are plain C on two-element structs only so that
- * _portable.pyx compiles: the kernel built on them is never referenced, so
- * the compiler drops it.  Defining POLY1305X_LANES2_EMULATE (a development
- * aid, not a supported build) makes the portable backend use the 2-lane kernel
- * on those structs, so its arithmetic can be exercised on any host.
+ * _portable.pyx compiles: the kernels built on them are never referenced, so
+ * the compiler drops them.  Defining POLY1305X_LANES2_EMULATE (a development
+ * aid, not a supported build) makes the portable backend use the 2-lane
+ * kernels (one message, and a batch) on those structs, so their arithmetic can
+ * be exercised on any host.  POLY1305X_NEON_SIMDE (the test-only neon-emu
+ * module) compiles the NEON branch itself against SIMDe's NEON on x86-64.
  *
  * Nothing here branches on data. */
 #ifndef POLY1305X_NEON_H
