@@ -1,5 +1,0 @@
-from typing import Any
-
-POLY_KIND: str
-
-def kernel_tables() -> dict[str, Any]: ...
