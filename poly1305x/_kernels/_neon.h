@@ -94,12 +94,11 @@ P1305X_N_INLINE p1305x_n32 p1305x_n32_narrow(p1305x_n64 a) { return vmovn_u64(a)
 P1305X_N_INLINE uint64_t p1305x_n32_hsum(p1305x_n32 a) {
     return (uint64_t)vget_lane_u32(a, 0) + vget_lane_u32(a, 1);
 }
-/* Blocks m[0..16) (lane 0) and m[16..32) (lane 1) as five limbs per lane, with
- * hb (2^24 for full blocks, i.e. 2^128) added to limb 4: l0..l3 < 2^26,
- * l4 < 2^25.  vld2q deinterleaves the four 64-bit words: lo = both low
- * halves, hi = both high halves. */
-/* Two blocks given as their low (lo) and high (hi) 64-bit words, one block a
- * lane, as five limbs per lane. */
+/* Two blocks, one a lane, given as their low (lo) and high (hi) 64-bit words,
+ * as five limbs per lane, with hb (2^24 for full blocks, i.e. 2^128) added to
+ * limb 4: l0..l3 < 2^26, l4 < 2^25.  The loads below are of bytes: an LD2 of
+ * 64-bit words (vld2q_u64) through a uint64_t pointer at an odd address is
+ * undefined in C, as SIMDe's emulation of it reports under UBSan. */
 P1305X_N_INLINE void p1305x_n32_split(uint64x2_t lo, uint64x2_t hi, uint32_t hb, p1305x_n32* l0,
                                       p1305x_n32* l1, p1305x_n32* l2, p1305x_n32* l3,
                                       p1305x_n32* l4) {
@@ -110,19 +109,20 @@ P1305X_N_INLINE void p1305x_n32_split(uint64x2_t lo, uint64x2_t hi, uint32_t hb,
     *l3 = vand_u32(vshrn_n_u64(hi, 14), mask);
     *l4 = vorr_u32(vmovn_u64(vshrq_n_u64(hi, 40)), vdup_n_u32(hb));
 }
-P1305X_N_INLINE void p1305x_n32_load_blocks2(const uint8_t* m, uint32_t hb, p1305x_n32* l0,
-                                             p1305x_n32* l1, p1305x_n32* l2,
-                                             p1305x_n32* l3, p1305x_n32* l4) {
-    uint64x2x2_t w = vld2q_u64((const uint64_t*)(const void*)m);
-    p1305x_n32_split(w.val[0], w.val[1], hb, l0, l1, l2, l3, l4);
-}
 /* One block of each of two messages: m0[0..16) in lane 0, m1[0..16) in lane 1
- * (the multi-buffer kernel, _poly1305_mb_neon.pxi); the same limbs. */
+ * (the multi-buffer kernel, _poly1305_mb_neon.pxi).  Byte loads (m may have
+ * any alignment), then zip1/zip2 pair the low and the high words. */
 P1305X_N_INLINE void p1305x_n32_load_lanes(const uint8_t* m0, const uint8_t* m1, uint32_t hb,
                                            p1305x_n32* l0, p1305x_n32* l1, p1305x_n32* l2,
                                            p1305x_n32* l3, p1305x_n32* l4) {
     uint64x2_t a = vreinterpretq_u64_u8(vld1q_u8(m0)), b = vreinterpretq_u64_u8(vld1q_u8(m1));
     p1305x_n32_split(vzip1q_u64(a, b), vzip2q_u64(a, b), hb, l0, l1, l2, l3, l4);
+}
+/* Blocks m[0..16) (lane 0) and m[16..32) (lane 1): the one-message kernel. */
+P1305X_N_INLINE void p1305x_n32_load_blocks2(const uint8_t* m, uint32_t hb, p1305x_n32* l0,
+                                             p1305x_n32* l1, p1305x_n32* l2,
+                                             p1305x_n32* l3, p1305x_n32* l4) {
+    p1305x_n32_load_lanes(m, m + 16, hb, l0, l1, l2, l3, l4);
 }
 /* One lane of a (a macro: the lane is an immediate). */
 #define p1305x_n32_lane0(a) vget_lane_u32((a), 0)
