@@ -164,6 +164,26 @@ def test_largest_limbs(backend, key_kind, msg_kind):
     check(backend, keys, [blocks(rng, n, msg_kind) for n in nb])
 
 
+# (r, block) pairs, found by a search, for which one lane step from h = 0
+# leaves limb 1 of h at 2^26 or just above (carries rarely reach it): the
+# limbs must be carried once more before they become the base-2^64 state.
+LIMB1_OVER = [("9a8e9f2478b2287048678d1b5a24b755", "60aabee4f6ee2f5f17e4c31d75f54394"),
+              ("89f751b23af8f5442b7f9251f6ed235d", "402c48dcc1b01d8dedccbdf2b3b4614e")]
+
+
+@pytest.mark.parametrize("r_hex, block_hex", LIMB1_OVER)
+def test_lane_limb_at_2_26_becomes_a_state(backend, r_hex, block_hex):
+    """A lane whose accumulator has limb 1 >= 2^26 after its first block, then
+    made a tag (the other lane ends too) or handed to the one-message kernel
+    with 1, 3 or 16 more blocks (the other lane's message ends)."""
+    rng = random.Random(int(block_hex[:8], 16))
+    key = bytes.fromhex(r_hex) + rng.randbytes(16)
+    block = bytes.fromhex(block_hex)
+    for more in (0, 1, 3, 16):
+        check(backend, [key, rng.randbytes(32)], [block + blocks(rng, more), blocks(rng, 1)])
+        check(backend, [rng.randbytes(32), key], [blocks(rng, 1), block + blocks(rng, more)])
+
+
 def test_the_same_key_in_both_lanes(backend):
     """Lanes are independent even when they hold the same key and message."""
     rng = random.Random(0x5A)
