@@ -60,10 +60,10 @@ __all__ = [
     "MessageLimitReachedError", "use_with_pyhpke", "use_with_rfc9180",
 ]
 
-AEAD_ID: Final = 0x0003  #: RFC 9180 AEAD identifier of ChaCha20Poly1305
-NK: Final = 32  #: key length in bytes
-NN: Final = 12  #: nonce length in bytes
-NT: Final = 16  #: tag length in bytes
+AEAD_ID: Final[int] = 0x0003  #: RFC 9180 AEAD identifier of ChaCha20Poly1305
+NK: Final[int] = 32  #: key length in bytes
+NN: Final[int] = 12  #: nonce length in bytes
+NT: Final[int] = 16  #: tag length in bytes
 
 _SEQ_LIMIT = (1 << (8 * NN)) - 1
 
