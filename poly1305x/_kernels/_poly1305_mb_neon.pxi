@@ -1,8 +1,8 @@
 # Multi-buffer Poly1305 on NEON, one message per 64-bit lane: the tags of a
 # batch of short AEAD messages (the poly1305_lanes entry of the portable
 # backend on aarch64, see _kernel.pxd).  Included after _poly1305_neon.pxi,
-# whose radix-2^26 lane arithmetic (_n2_mac, _n2_carry, _n2_mulmod; _neon.h
-# underneath) it uses with a different r in each lane, by _portable.pyx and by
+# whose radix-2^26 lane arithmetic (_n2_mac, _n2_carry; _neon.h underneath)
+# it uses with a different r in each lane, by _portable.pyx and by
 # the test-only SIMDe build _neon_emu.pyx.
 #
 # Each lane runs Horner's rule on its own message, two blocks a step:
@@ -17,10 +17,13 @@
 #
 # Work per block (steady state): 25 32x32->64 multiply-adds per lane, that is
 # 12.5 UMULL/UMLAL per block for the two lanes, as in the one-message kernel;
-# one carry pass per two blocks a lane; r^2 costs one scalar 26-bit multiply
-# per message.  Bounds: h after a carry pass has limbs < 2^26 + 2^10, a block
-# < 2^26, so h + m0 < 2^27.01; r limbs < 2^26, r^2 limbs < 2^26 + 2, their 5x
-# < 2^28.4; ten products a limb < 10 * 2^55.4 < 2^59, what _n2_carry takes.
+# one carry pass per two blocks a lane.  When a lane takes a new message, r^2
+# of both lanes is made in the lanes too (r * r and one carry pass: 25 vector
+# multiplies).  Bounds: r limbs < 2^26, 5 r < 2^28.33, so r * r has limb sums
+# < 5 * 2^54.33 < 2^57 and r^2 (one carry pass) limbs < 2^26 + 2^10, 5 r^2 <
+# 2^28.33.  h after a carry pass has limbs < 2^26 + 2^10, a block < 2^26, so
+# h + m0 < 2^27.01; a limb of the step sums five products < 2^55.34 and five
+# < 2^54.33: < 2^58.3, within the 2^59 that _n2_carry takes.
 #
 # The only branches are on the public block counts: none on keys, messages or
 # accumulators.
@@ -43,8 +46,7 @@ cdef struct n2l_lane:
     uint32_t rem                 # blocks left
     size_t idx                   # its message's index in the batch
     bint busy                    # the lane holds a message
-    uint64_t r1[5]               # r and r^2 as limbs (r^2 fully carried)
-    uint64_t r2[5]
+    uint64_t r1[5]               # r as limbs
     uint64_t h[5]                # the lane's accumulator, between runs
 
 
@@ -67,7 +69,7 @@ cdef inline void _n2l_tag(const uint8_t* key, const uint64_t* h, uint8_t* tag) n
 cdef inline void _n2l_take(n2l_lane* ln, const uint8_t* const* keys, const uint8_t* const* msgs,
                            const uint32_t* nblocks, uint8_t* const* tags, size_t nlanes,
                            size_t* nxt) noexcept nogil:
-    """The next message with blocks into the lane (h = 0, its r and r^2); an
+    """The next message with blocks into the lane (h = 0, its r); an
     empty one on the way gets its tag (s) at once.  ln.busy: one was left."""
     cdef poly1305_state st
     cdef int i
@@ -86,20 +88,23 @@ cdef inline void _n2l_take(n2l_lane* ln, const uint8_t* const* keys, const uint8
     nxt[0] += 1
     poly1305_init(&st, keys[ln.idx], keys[ln.idx] + 16)
     p26_from64(st.r[0], st.r[1], 0, ln.r1)      # clamped r < 2^124: limbs < 2^26
-    _n2_mulmod(ln.r1, ln.r1, ln.r2)
     wipe(&st, sizeof(st))
 
 
 cdef inline void _n2l_vectors(const n2l_lane* ln, p1305x_n32* h, p1305x_n32* r1, p1305x_n32* s1,
                               p1305x_n32* r2, p1305x_n32* s2) noexcept nogil:
-    """Both lanes' accumulators and multipliers (r, r^2 and their 5x) into
-    the vector limbs."""
+    """Both lanes' accumulators and multipliers (r, and r^2 = r * r made in
+    the lanes, and their 5x) into the vector limbs (bounds above)."""
+    cdef p1305x_n64 d0, d1, d2, d3, d4
     cdef int i
     for i in range(5):
         h[i] = p1305x_n32_set(<uint32_t>ln[0].h[i], <uint32_t>ln[1].h[i])
         r1[i] = p1305x_n32_set(<uint32_t>ln[0].r1[i], <uint32_t>ln[1].r1[i])
-        r2[i] = p1305x_n32_set(<uint32_t>ln[0].r2[i], <uint32_t>ln[1].r2[i])
         s1[i] = p1305x_n32_times5(r1[i])
+    _n2_mac(&d0, &d1, &d2, &d3, &d4, r1[0], r1[1], r1[2], r1[3], r1[4],
+            r1[0], r1[1], r1[2], r1[3], r1[4], s1[1], s1[2], s1[3], s1[4], True)
+    _n2_carry(&r2[0], &r2[1], &r2[2], &r2[3], &r2[4], d0, d1, d2, d3, d4)
+    for i in range(5):
         s2[i] = p1305x_n32_times5(r2[i])
 
 
