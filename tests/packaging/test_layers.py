@@ -140,14 +140,25 @@ def test_gil_threshold_rule_is_written_once():
 
 
 def test_every_vector_file_names_its_source():
+    """Every file in tests/vectors/ (whatever its suffix) has a README row with
+    its source, a commit or release, and the test modules that read it, which
+    exist and name the file."""
     vectors = ROOT / "tests" / "vectors"
     readme = (vectors / "README.md").read_text(encoding="utf-8")
-    files = sorted(p.name for p in vectors.glob("*.json"))
+    files = sorted(p.name for p in vectors.iterdir() if p.name != "README.md")
     assert files
     for name in files:
         rows = [line for line in readme.splitlines() if line.startswith(f"| `{name}` |")]
         assert rows, f"tests/vectors/README.md does not name {name}"
-        assert re.search(r"\b[0-9a-f]{40}\b|release", rows[0]), f"{name}: no commit or release"
+        cells = [c.strip() for c in rows[0].strip().strip("|").split("|")]
+        assert len(cells) == 4 and cells[1], f"{name}: no source"
+        assert re.search(r"\b[0-9a-f]{40}\b|release", cells[2]), f"{name}: no commit or release"
+        readers = re.findall(r"`([^`]+\.py)`", cells[3])
+        assert readers, f"{name}: no test module named as its reader"
+        for reader in readers:
+            path = ROOT / "tests" / reader
+            assert path.is_file(), f"{name}: read by tests/{reader}, which does not exist"
+            assert name in path.read_text(encoding="utf-8"), f"tests/{reader} does not read {name}"
 
 
 def test_the_library_never_imports_the_tooling():
