@@ -123,11 +123,14 @@ def random_size(rng):
 def run_python(code, timeout=120, env=None):
     """Run code in a fresh interpreter (crash reproducers: a crash is a failed
     test, not a dead test run).  Returns the CompletedProcess; the code sees
-    the poly1305x this process imported (the tree's, or an installed one); no
-    reproducer imports a test helper."""
+    the poly1305x this process imported (the tree's, or an installed one),
+    and then the tests package (``from tests.support.hardening import ...``):
+    the directory above tests/ comes after poly1305x's, so its poly1305x/
+    never shadows an installed one."""
     import poly1305x
     root = os.path.dirname(os.path.dirname(os.path.abspath(poly1305x.__file__)))
-    path = os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])
+    tests_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.pathsep.join([root, tests_parent, os.environ.get("PYTHONPATH", "")])
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
                           text=True, timeout=timeout,
                           env={**os.environ, "PYTHONPATH": path, **(env or {})})
