@@ -1,4 +1,4 @@
-"""Shared pieces of the hardening tests (tests/test_hardening_*.py): zero-page
+"""Shared pieces of the hardening tests (tests/hardening/test_hardening_*.py): zero-page
 buffers of any size, closed-form Poly1305 oracles for them, a thread runner,
 a fast thread switch, and a subprocess runner for crash reproducers."""
 import ctypes
