@@ -42,7 +42,14 @@ CORE = os.path.join(PKG, "_core")
 # The backends as data (poly1305x/_kernels/_registry.py: literals only, run
 # here without importing the package): every module with compiler flags is an
 # ISA module, built after its probe compiles, unless its switch is set.
-REGISTRY = runpy.run_path(os.path.join(KERNELS, "_registry.py"))["BACKENDS"]
+_REGISTRY_FILE = runpy.run_path(os.path.join(KERNELS, "_registry.py"))
+REGISTRY = _REGISTRY_FILE["BACKENDS"]
+# A feature the probe cannot look up would leave its backend unusable, silently.
+_UNDESCRIBED = sorted({f for b in REGISTRY for f in b["features"]}
+                      - set(_REGISTRY_FILE["FEATURES"]))
+if _UNDESCRIBED:
+    raise SystemExit(f"poly1305x/_kernels/_registry.py: backends need CPU features with no "
+                     f"FEATURES entry: {', '.join(_UNDESCRIBED)}")
 ISA_MODULES = {b["module"]: b for b in REGISTRY if b["cflags"]}
 SIMD = {m: list(b["cflags"]) for m, b in ISA_MODULES.items()}
 # MSVC has no per-extension ISA switches finer than /arch.

@@ -4,6 +4,9 @@ Each one is a ValueError (or, for MessageTooLongError, what pycryptodome's is),
 and also a subclass of the matching class of pycryptodome or ``cryptography``
 when that package is installed, so existing ``except`` clauses keep working
 after switching to poly1305x."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
 
 from poly1305x._peers import PYCRYPTODOME_FAMILIES
 
@@ -14,7 +17,7 @@ __all__ = ["AlreadyFinalized", "InvalidSignature", "InvalidTag", "MessageTooLong
 KEY_NOT_STR = "key must be bytes-like, not str"
 
 
-def _peer(module: str, name: str) -> tuple:
+def _peer(module: str, name: str) -> tuple[type, ...]:
     try:
         mod = __import__(module, fromlist=[name])
         return (getattr(mod, name),)
@@ -22,32 +25,58 @@ def _peer(module: str, name: str) -> tuple:
         return ()
 
 
-_crypto_exc = "cryptography.exceptions"
+class _Bases:
+    """A base in a class statement that stands for several classes (PEP 560):
+    ``class C(_Bases(A, B))`` is ``class C(A, B)``, with A and B chosen at run
+    time.  Type checkers see the TYPE_CHECKING branch below instead."""
+
+    def __init__(self, *classes: type) -> None:
+        self.classes = classes
+
+    def __mro_entries__(self, bases: tuple[object, ...]) -> tuple[type, ...]:
+        return self.classes
 
 
-class InvalidTag(ValueError, *_peer(_crypto_exc, "InvalidTag")):  # type: ignore[misc]
+if TYPE_CHECKING:
+    # The bases that always hold; the peers' classes join them at run time.
+    _InvalidTagBases = ValueError
+    _InvalidSignatureBases = ValueError
+    _AlreadyFinalizedBases = Exception
+    _MessageTooLongBases = ValueError
+else:
+    _crypto_exc = "cryptography.exceptions"
+    _pycryptodome = sum((_peer(family, "MessageTooLongError")
+                         for family in PYCRYPTODOME_FAMILIES), ())
+    _InvalidTagBases = _Bases(ValueError, *_peer(_crypto_exc, "InvalidTag"))
+    _InvalidSignatureBases = _Bases(ValueError, *_peer(_crypto_exc, "InvalidSignature"))
+    _AlreadyFinalizedBases = _Bases(*(_peer(_crypto_exc, "AlreadyFinalized") or (Exception,)))
+    _MessageTooLongBases = _Bases(*(_pycryptodome or (ValueError, OverflowError)))
+
+
+class InvalidTag(_InvalidTagBases):
     """An AEAD tag did not match: the ciphertext, the associated data, the
     nonce or the key is not what the sender used.  No plaintext is released.
 
     From a batch (``decrypt_many``), ``indices`` lists the failing messages;
     None otherwise."""
 
-    indices = None
+    indices: Optional[list[int]] = None
 
 
-class InvalidSignature(ValueError, *_peer(_crypto_exc, "InvalidSignature")):  # type: ignore[misc]
+class InvalidSignature(_InvalidSignatureBases):
     """A Poly1305 tag did not match."""
 
 
-class AlreadyFinalized(*(_peer(_crypto_exc, "AlreadyFinalized") or (Exception,))):  # type: ignore[misc]
+class AlreadyFinalized(_AlreadyFinalizedBases):
     """A cryptography-style MAC object was used after finalize()."""
 
 
-_pycryptodome = sum((_peer(family, "MessageTooLongError") for family in PYCRYPTODOME_FAMILIES), ())
-
-
-class MessageTooLongError(*(_pycryptodome or (ValueError, OverflowError))):  # type: ignore[misc]
+class MessageTooLongError(_MessageTooLongBases):
     """The ChaCha20 key stream for this key and nonce is used up."""
+
+
+if not TYPE_CHECKING:   # the classes hold their bases; the names were scaffolding
+    del _InvalidTagBases, _InvalidSignatureBases, _AlreadyFinalizedBases, _MessageTooLongBases
 
 
 class NotContiguousError(BufferError, TypeError):

@@ -38,14 +38,20 @@ sender draws it with ``os.urandom(4)``):
 >>> key.open(ct, guarded, b"PrivateContentAAD")
 b'application data'
 """
+from __future__ import annotations
+
 import threading as _threading
 from operator import index as _index
+from typing import TYPE_CHECKING, Any, Callable, Final, NoReturn, Optional
 
 from poly1305x._core._engine import ChaCha20Poly1305 as _AEAD
 from poly1305x._core._engine import chacha20poly1305_open, chacha20poly1305_seal
 from poly1305x._errors import InvalidTag
 from poly1305x._peers import install_hint as _install_hint
 from poly1305x._swap import Switch as _Switch
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
 
 # `seal` and `open` are left out of __all__ on purpose: a star import would
 # otherwise shadow the builtin open().
@@ -54,10 +60,10 @@ __all__ = [
     "MessageLimitReachedError", "use_with_pyhpke", "use_with_rfc9180",
 ]
 
-AEAD_ID = 0x0003  #: RFC 9180 AEAD identifier of ChaCha20Poly1305
-NK = 32  #: key length in bytes
-NN = 12  #: nonce length in bytes
-NT = 16  #: tag length in bytes
+AEAD_ID: Final[int] = 0x0003  #: RFC 9180 AEAD identifier of ChaCha20Poly1305
+NK: Final[int] = 32  #: key length in bytes
+NN: Final[int] = 12  #: nonce length in bytes
+NT: Final[int] = 16  #: tag length in bytes
 
 _SEQ_LIMIT = (1 << (8 * NN)) - 1
 
@@ -86,20 +92,20 @@ class ChaCha20Poly1305Key:
 
     __slots__ = ("_aead",)
 
-    def __init__(self, key):
+    def __init__(self, key: Buffer) -> None:
         self._aead = _AEAD(key)
 
-    def seal(self, pt, nonce, aad=b""):
+    def seal(self, pt: Buffer, nonce: Buffer, aad: Buffer = b"") -> bytes:
         """``ct || tag`` of ``pt`` under the 12-byte ``nonce``."""
         return self._aead.encrypt(nonce, pt, aad)
 
-    def open(self, ct, nonce, aad=b""):
+    def open(self, ct: Buffer, nonce: Buffer, aad: Buffer = b"") -> bytes:
         """The plaintext of ``ct || tag``; :class:`poly1305x.InvalidTag` (no
         plaintext) when the ciphertext, nonce, aad or key is wrong."""
         return self._aead.decrypt(nonce, ct, aad)
 
     @property
-    def backend(self):
+    def backend(self) -> str:
         """Name of the poly1305x kernel backend this key computes with."""
         return self._aead.backend
 
@@ -129,7 +135,7 @@ class Context:
 
     __slots__ = ("_aead", "_base", "_seq", "_lock")
 
-    def __init__(self, key, base_nonce, seq=0):
+    def __init__(self, key: Buffer, base_nonce: Buffer, seq: int = 0) -> None:
         try:
             view = memoryview(base_nonce)
         except TypeError:
@@ -151,20 +157,20 @@ class Context:
         self._seq = 0
         self.seq = seq
 
-    def _refuse_copy(self, *args):
+    def _refuse_copy(self, *args: Any) -> NoReturn:
         raise TypeError("an HPKE Context cannot be copied or pickled: two copies "
                         "would seal with the same nonces under the same key")
 
     __copy__ = __deepcopy__ = __reduce__ = __reduce_ex__ = _refuse_copy
 
     @property
-    def seq(self):
+    def seq(self) -> int:
         """The sequence number the next call uses; settable (``0`` to
         ``2**96 - 1``), e.g. to resume a context or skip lost messages."""
         return self._seq
 
     @seq.setter
-    def seq(self, value):
+    def seq(self, value: int) -> None:
         value = _index(value)
         if not 0 <= value <= _SEQ_LIMIT:
             raise ValueError(f"HPKE sequence number must be in [0, 2**96 - 1], not {value}")
@@ -172,17 +178,17 @@ class Context:
             self._seq = value
 
     @property
-    def base_nonce(self):
+    def base_nonce(self) -> bytes:
         return self._base.to_bytes(NN, "big")
 
-    def compute_nonce(self, seq):
+    def compute_nonce(self, seq: int) -> bytes:
         """RFC 9180 ``ComputeNonce(seq)``: ``base_nonce XOR I2OSP(seq, Nn)``."""
         seq = _index(seq)
         if not 0 <= seq <= _SEQ_LIMIT:
             raise ValueError(f"HPKE sequence number must be in [0, 2**96 - 1], not {seq}")
         return (self._base ^ seq).to_bytes(NN, "big")
 
-    def seal(self, aad, pt):
+    def seal(self, aad: Buffer, pt: Buffer) -> bytes:
         """``ct || tag`` of ``pt`` at the current ``seq``, then ``seq += 1``.
 
         Thread-safe: the sequence number is claimed under the context's lock
@@ -204,7 +210,7 @@ class Context:
                     self._seq = seq
             raise
 
-    def open(self, aad, ct):
+    def open(self, aad: Buffer, ct: Buffer) -> bytes:
         """The plaintext of ``ct`` at the current ``seq``, then ``seq += 1``;
         :class:`poly1305x.InvalidTag` (``seq`` unchanged) when it does not
         verify.
@@ -223,7 +229,7 @@ class Context:
             return pt
 
     @property
-    def backend(self):
+    def backend(self) -> str:
         """Name of the poly1305x kernel backend this context computes with."""
         return self._aead.backend
 
@@ -236,10 +242,10 @@ class Context:
 # through poly1305x.  pyhpke's own files are not touched.
 
 _pyhpke_switch = _Switch()  # our class in pyhpke.aead_key, and back
-_pyhpke_class = None  # our class, made a pyhpke.AEADKeyInterface subclass
+_pyhpke_class: Optional[type] = None  # our class, made a pyhpke.AEADKeyInterface subclass
 
 
-def _pyhpke_aead_key_module():
+def _pyhpke_aead_key_module() -> tuple[Any, type]:
     try:
         import pyhpke.aead_key as mod
         from pyhpke.aead_key_interface import AEADKeyInterface
@@ -252,7 +258,7 @@ def _pyhpke_aead_key_module():
     return mod, AEADKeyInterface
 
 
-def use_with_pyhpke(enable=True):
+def use_with_pyhpke(enable: bool = True) -> bool:
     """Make pyhpke's ChaCha20-Poly1305 suites (AEAD id 0x0003) run on poly1305x
     (``enable=True``) or on pyhpke's own ``cryptography`` backend again
     (``enable=False``).  Affects contexts created afterwards; idempotent.
@@ -265,7 +271,7 @@ def use_with_pyhpke(enable=True):
             (mod, "ChaCha20Poly1305Key", _pyhpke_key_class(interface))])
 
 
-def _pyhpke_key_class(interface):
+def _pyhpke_key_class(interface: type) -> type:
     global _pyhpke_class
     if _pyhpke_class is None:
         _pyhpke_class = type("_PyHPKEChaCha20Poly1305Key", (ChaCha20Poly1305Key, interface), {
@@ -285,10 +291,10 @@ def _pyhpke_key_class(interface):
 # AEADBase.seal/open call.  AES-GCM and export-only are passed to the original.
 
 _rfc9180_switch = _Switch()  # our AEADBase._get_cipher, and back
-_rfc9180_original = None  # rfc9180's AEADBase._get_cipher (ours delegates to it)
+_rfc9180_original: Any = None  # rfc9180's AEADBase._get_cipher (ours delegates to it)
 
 
-def _rfc9180_get_cipher(self):
+def _rfc9180_get_cipher(self: Any) -> Any:
     if int(self.aead_id) == AEAD_ID:
         return _AEAD
     return _rfc9180_original(self)
@@ -303,11 +309,12 @@ def _rfc9180_get_cipher(self):
 # rfc9180's own cipher pass straight through.  The wrappers stay after
 # use_with_rfc9180(False): contexts built while it was on still run on
 # poly1305x, and still need the lock.
-_rfc9180_context_methods = None  # rfc9180's (Context.seal, Context.open), once wrapped
+# rfc9180's (Context.seal, Context.open), once wrapped
+_rfc9180_context_methods: Optional[tuple[Any, Any]] = None
 _rfc9180_lock = _threading.Lock()  # guards the wrapping and each context's lock creation
 
 
-def _rfc9180_context_lock(ctx):
+def _rfc9180_context_lock(ctx: Any) -> Any:
     lock = ctx.__dict__.get("_poly1305x_lock")
     if lock is None:
         with _rfc9180_lock:
@@ -315,8 +322,8 @@ def _rfc9180_context_lock(ctx):
     return lock
 
 
-def _rfc9180_locked(method):
-    def locked(self, *args, **kwargs):
+def _rfc9180_locked(method: Callable[..., Any]) -> Callable[..., Any]:
+    def locked(self: Any, *args: Any, **kwargs: Any) -> Any:
         if getattr(self.aead, "cipher", None) is not _AEAD:
             return method(self, *args, **kwargs)
         with _rfc9180_context_lock(self):
@@ -325,21 +332,24 @@ def _rfc9180_locked(method):
     locked.__name__ = method.__name__
     locked.__qualname__ = method.__qualname__
     locked.__doc__ = method.__doc__
-    locked.__wrapped__ = method
+    locked.__wrapped__ = method  # type: ignore[attr-defined]
     return locked
 
 
-def _wrap_rfc9180_context():
+def _wrap_rfc9180_context() -> None:
     global _rfc9180_context_methods
     from rfc9180.context import Context as Rfc9180Context
     with _rfc9180_lock:
         if _rfc9180_context_methods is None:
             _rfc9180_context_methods = (Rfc9180Context.seal, Rfc9180Context.open)
-            Rfc9180Context.seal = _rfc9180_locked(Rfc9180Context.seal)
-            Rfc9180Context.open = _rfc9180_locked(Rfc9180Context.open)
+            # (mypy: rfc9180 is typed, and these are its methods, replaced)
+            Rfc9180Context.seal = _rfc9180_locked(  # type: ignore[method-assign]
+                Rfc9180Context.seal)
+            Rfc9180Context.open = _rfc9180_locked(  # type: ignore[method-assign]
+                Rfc9180Context.open)
 
 
-def use_with_rfc9180(enable=True):
+def use_with_rfc9180(enable: bool = True) -> bool:
     """Make rfc9180's ChaCha20-Poly1305 suites (AEAD id 0x0003) run on
     poly1305x (``enable=True``) or on rfc9180's own ``cryptography`` backend
     again (``enable=False``).  Affects ``rfc9180.HPKE`` objects created
@@ -358,7 +368,7 @@ def use_with_rfc9180(enable=True):
         raise ImportError(
             "use_with_rfc9180() needs rfc9180: " + _install_hint("rfc9180")) from exc
 
-    def bindings():
+    def bindings() -> list[tuple[Any, str, Any]]:
         global _rfc9180_original
         current = AEADBase._get_cipher
         if current is not _rfc9180_get_cipher:

@@ -33,6 +33,10 @@ configuration::
 rfc9420 is optional (``pip install 'poly1305x[mls]'``); it is imported when a
 provider is created.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, FrozenSet, Optional, Tuple, cast
+
 from poly1305x._core._dispatch import backend as _backend
 from poly1305x._core._engine import ChaCha20Poly1305 as _AEAD
 from poly1305x._core._engine import chacha20poly1305_open as _open
@@ -40,15 +44,18 @@ from poly1305x._core._engine import chacha20poly1305_seal as _seal
 from poly1305x._errors import InvalidTag as _InvalidTag
 from poly1305x._peers import install_hint as _install_hint
 
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
+
 __all__ = ["CHACHA20POLY1305_SUITES", "CryptoProvider"]
 
 #: MLS cipher suites whose AEAD (and HPKE AEAD) is ChaCha20-Poly1305.
-CHACHA20POLY1305_SUITES = frozenset({0x0003, 0x0006})
+CHACHA20POLY1305_SUITES: FrozenSet[int] = frozenset({0x0003, 0x0006})
 
 _CHACHA20POLY1305 = 0x0003  # the AEAD id, in MLS's and in RFC 9180's registry
 
 
-def _rfc9420():
+def _rfc9420() -> Tuple[Any, Any, Any, Any]:
     try:
         from rfc9180 import HPKE
         from rfc9180.exceptions import OpenError
@@ -60,7 +67,18 @@ def _rfc9420():
     return HPKE, OpenError, DefaultCryptoProvider, InvalidTag
 
 
+_Sealed = Tuple[bytes, bytes]  # HPKE seal: (kem_output, ciphertext)
+
 _OWN = frozenset({"_base", "_hpke_class", "_open_error", "_invalid_tag"})
+
+
+def _delegate(name: str) -> Callable[..., Any]:
+    """A method that calls the base provider's ``name``."""
+    def method(self: CryptoProvider, *args: Any, **kwargs: Any) -> Any:
+        return getattr(self._base, name)(*args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"The base provider's ``{name}``."
+    return method
 
 
 class CryptoProvider:
@@ -76,7 +94,7 @@ class CryptoProvider:
     Attributes and methods not listed here are the base provider's.
     """
 
-    def __init__(self, suite_id=_CHACHA20POLY1305, base=None):
+    def __init__(self, suite_id: int = _CHACHA20POLY1305, base: Optional[Any] = None) -> None:
         hpke, open_error, default, invalid_tag = _rfc9420()
         self._hpke_class = hpke
         self._open_error = open_error
@@ -88,33 +106,33 @@ class CryptoProvider:
     # -- the suite: held by the base provider --------------------------------
 
     @property
-    def base(self):
+    def base(self) -> Any:
         """The provider everything but ChaCha20-Poly1305 is delegated to."""
         return self._base
 
     @property
-    def supported_ciphersuites(self):
+    def supported_ciphersuites(self) -> Any:
         return self._base.supported_ciphersuites
 
     @property
-    def active_ciphersuite(self):
+    def active_ciphersuite(self) -> Any:
         return self._base.active_ciphersuite
 
-    def set_ciphersuite(self, suite_id):
+    def set_ciphersuite(self, suite_id: int) -> None:
         self._base.set_ciphersuite(suite_id)
 
     @property
-    def uses_poly1305x(self):
+    def uses_poly1305x(self) -> bool:
         """Whether the active suite's AEAD is ChaCha20-Poly1305, so that this
         provider's AEAD and HPKE run on poly1305x."""
         return int(self._base.active_ciphersuite.aead) == _CHACHA20POLY1305
 
     @property
-    def backend(self):
+    def backend(self) -> str:
         """Name of the poly1305x kernel backend the AEAD computes with."""
         return _backend()
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         # Only reached for names this class does not define: kdf_*, hash,
         # sign/verify, key generation, hpke_export_secret, expand_with_label...
         if name.startswith("__") or name in _OWN:
@@ -123,17 +141,18 @@ class CryptoProvider:
 
     # -- AEAD (RFC 9420 section 6.3: message protection) ---------------------
 
-    def aead_encrypt(self, key, nonce, plaintext, aad):
+    def aead_encrypt(self, key: Buffer, nonce: Buffer, plaintext: Buffer, aad: Buffer) -> bytes:
         """``ciphertext || tag`` (the default provider's argument order)."""
         if not self.uses_poly1305x:
-            return self._base.aead_encrypt(key, nonce, plaintext, aad)
+            return cast(bytes, self._base.aead_encrypt(key, nonce, plaintext, aad))
         return _seal(key, nonce, aad, plaintext)
 
-    def aead_decrypt(self, key, nonce, ciphertext, aad):
+    def aead_decrypt(self, key: Buffer, nonce: Buffer, ciphertext: Buffer,
+                     aad: Buffer) -> bytes:
         """The plaintext; rfc9180's ``OpenError`` (as the default provider
         raises) when the tag does not verify, and no plaintext."""
         if not self.uses_poly1305x:
-            return self._base.aead_decrypt(key, nonce, ciphertext, aad)
+            return cast(bytes, self._base.aead_decrypt(key, nonce, ciphertext, aad))
         try:
             return _open(key, nonce, aad, ciphertext)
         except _InvalidTag as exc:
@@ -141,7 +160,7 @@ class CryptoProvider:
 
     # -- HPKE (RFC 9420 section 5.1.3 EncryptWithLabel, Welcome, UpdatePath) -
 
-    def _hpke(self):
+    def _hpke(self) -> Any:
         cs = self._base.active_ciphersuite
         hpke = self._hpke_class(cs.kem, cs.kdf, cs.aead)
         # HPKE builds one AEADBase, shared with its setup and contexts; its
@@ -149,58 +168,61 @@ class CryptoProvider:
         hpke.aead.cipher = _AEAD
         return hpke
 
-    def hpke_seal(self, public_key, info, aad, ptxt):
+    def hpke_seal(self, public_key: bytes, info: bytes, aad: bytes,
+                  ptxt: bytes) -> _Sealed:
         """HPKE base-mode seal: ``(kem_output, ciphertext)``."""
         if not self.uses_poly1305x:
-            return self._base.hpke_seal(public_key, info, aad, ptxt)
-        return self._hpke().seal_base(public_key, info, aad, ptxt)
+            return cast(_Sealed, self._base.hpke_seal(public_key, info, aad, ptxt))
+        return cast(_Sealed, self._hpke().seal_base(public_key, info, aad, ptxt))
 
-    def hpke_open(self, private_key, kem_output, info, aad, ctxt):
+    def hpke_open(self, private_key: bytes, kem_output: bytes, info: bytes, aad: bytes,
+                  ctxt: bytes) -> bytes:
         """HPKE base-mode open; ``cryptography``'s ``InvalidTag`` (as the
         default provider raises) when it fails."""
         if not self.uses_poly1305x:
-            return self._base.hpke_open(private_key, kem_output, info, aad, ctxt)
+            return cast(bytes, self._base.hpke_open(private_key, kem_output, info, aad, ctxt))
         normalize = getattr(self._base, "_normalize_hpke_private_key", None)
         if normalize is not None:
             private_key = normalize(private_key)
         try:
-            return self._hpke().open_base(kem_output, private_key, info, aad, ctxt)
+            return cast(bytes, self._hpke().open_base(kem_output, private_key, info, aad, ctxt))
         except self._open_error as exc:
             raise self._invalid_tag("Decryption failed") from exc
 
-    def hpke_seal_and_export(self, public_key, info, aad, ptxt, export_label, export_length):
+    def hpke_seal_and_export(self, public_key: bytes, info: bytes, aad: bytes, ptxt: bytes,
+                             export_label: bytes,
+                             export_length: int) -> Tuple[bytes, bytes, bytes]:
         """HPKE base-mode seal plus an export from the sender's context:
         ``(kem_output, ciphertext, exported_secret)``."""
         if not self.uses_poly1305x:
-            return self._base.hpke_seal_and_export(public_key, info, aad, ptxt,
-                                                   export_label, export_length)
+            return cast(Tuple[bytes, bytes, bytes], self._base.hpke_seal_and_export(
+                public_key, info, aad, ptxt, export_label, export_length))
         hpke = self._hpke()
         enc, ctx = hpke.setup.setup_base_sender(hpke._deserialize_public_key(public_key), info)
         ct = ctx.seal(aad, ptxt)
         return enc, ct, ctx.export(export_label, export_length)
 
-
-# The rest of rfc9420's CryptoProviderProtocol, as plain methods that call the
-# base provider: Python 3.12+ checks a runtime-checkable protocol with static
-# attribute lookup, which __getattr__ does not answer, so without these
-# isinstance(provider, CryptoProviderProtocol) would be False there.
-_DELEGATED = (
-    "aead_key_size", "aead_nonce_size", "derive_key_pair", "derive_secret",
-    "expand_with_label", "generate_key_pair", "hash", "hmac_sign", "hmac_verify",
-    "hpke_export_secret", "kdf_expand", "kdf_extract", "kdf_hash_len", "kem_pk_size",
-    "kem_sk_ikm_min_size", "sign", "sign_with_label", "verify", "verify_with_label",
-)
-
-
-def _delegate(name):
-    def method(self, *args, **kwargs):
-        return getattr(self._base, name)(*args, **kwargs)
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"The base provider's ``{name}``."
-    return method
-
-
-for _name in _DELEGATED:
-    if _name not in CryptoProvider.__dict__:
-        setattr(CryptoProvider, _name, _delegate(_name))
-del _name
+    # -- the rest of rfc9420's CryptoProviderProtocol: the base provider's -----
+    # Plain methods, not left to __getattr__: Python 3.12+ checks a
+    # runtime-checkable protocol with static attribute lookup, which
+    # __getattr__ does not answer, so without these isinstance(provider,
+    # CryptoProviderProtocol) would be False there.
+    aead_key_size = _delegate("aead_key_size")
+    aead_nonce_size = _delegate("aead_nonce_size")
+    derive_key_pair = _delegate("derive_key_pair")
+    derive_secret = _delegate("derive_secret")
+    expand_with_label = _delegate("expand_with_label")
+    generate_key_pair = _delegate("generate_key_pair")
+    hash = _delegate("hash")
+    hmac_sign = _delegate("hmac_sign")
+    hmac_verify = _delegate("hmac_verify")
+    hpke_export_secret = _delegate("hpke_export_secret")
+    kdf_expand = _delegate("kdf_expand")
+    kdf_extract = _delegate("kdf_extract")
+    kdf_hash_len = _delegate("kdf_hash_len")
+    kem_pk_size = _delegate("kem_pk_size")
+    kem_sk_ikm_min_size = _delegate("kem_sk_ikm_min_size")
+    sign = _delegate("sign")
+    sign_with_label = _delegate("sign_with_label")
+    verify = _delegate("verify")
+    verify_with_label = _delegate("verify_with_label")

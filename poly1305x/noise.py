@@ -29,8 +29,12 @@ that as many ``connection.encrypt`` calls would use, claimed in one step.
 noiseprotocol is optional (``pip install 'poly1305x[noise]'``); it is imported
 when one of these functions is called.
 """
+from __future__ import annotations
+
+import abc
 import struct
 import threading
+from typing import TYPE_CHECKING, Any, Iterable, Optional, cast
 
 from poly1305x._core._engine import ChaCha20Poly1305 as _AEAD
 from poly1305x._peers import install_hint as _install_hint
@@ -43,11 +47,12 @@ __all__ = ["ChaChaPolyCipher", "backend", "use_with_noiseprotocol", "encrypt_man
 _claim = threading.Lock()  # nonce ranges of the batch functions are claimed under it
 _nonce = struct.Struct("<4xQ").pack  # Noise's ChaChaPoly nonce: 32 zero bits, 64-bit LE n
 
-_cipher_class = None  # ChaChaPolyCipher, built on first use (needs noiseprotocol)
+# ChaChaPolyCipher, built on first use (needs noiseprotocol)
+_cipher_class: Optional[type[ChaChaPolyCipher]] = None
 _switch = Switch()  # ours in noiseprotocol's default cipher table, and back
 
 
-def _noise():
+def _noise() -> tuple[Any, Any, Any]:
     try:
         from noise.backends.default import DefaultNoiseBackend, noise_backend
         from noise.functions.cipher import Cipher
@@ -57,35 +62,51 @@ def _noise():
     return Cipher, DefaultNoiseBackend, noise_backend
 
 
-def _make_cipher_class(cipher_base):
-    class ChaChaPolyCipher(cipher_base):
-        """Noise's ``ChaChaPoly`` cipher functions (``ENCRYPT(k, n, ad,
-        plaintext)`` / ``DECRYPT``) on poly1305x, as a noiseprotocol
-        ``Cipher``."""
+class _ChaChaPoly:
+    """The methods of :class:`ChaChaPolyCipher`: what it adds to noiseprotocol's
+    ``Cipher`` (which holds ``cipher``, ``initialize`` and ``rekey``)."""
 
-        __module__ = __name__
-        __qualname__ = "ChaChaPolyCipher"
+    cipher: Any  # the AEAD object: set by initialize(key), None before
 
-        @property
-        def klass(self):
-            return _AEAD
+    @property
+    def klass(self) -> type[_AEAD]:
+        return _AEAD
 
-        def encrypt(self, k, n, ad, plaintext):
-            # 4 zero bytes, then n as 8 little-endian bytes
-            return self.cipher.encrypt((n << 32).to_bytes(12, "little"), plaintext, ad)
+    def encrypt(self, k: Optional[bytes], n: int, ad: Optional[bytes], plaintext: bytes) -> bytes:
+        # 4 zero bytes, then n as 8 little-endian bytes
+        return cast(bytes, self.cipher.encrypt((n << 32).to_bytes(12, "little"), plaintext, ad))
 
-        def decrypt(self, k, n, ad, ciphertext):
-            return self.cipher.decrypt((n << 32).to_bytes(12, "little"), ciphertext, ad)
+    def decrypt(self, k: Optional[bytes], n: int, ad: Optional[bytes], ciphertext: bytes) -> bytes:
+        return cast(bytes, self.cipher.decrypt((n << 32).to_bytes(12, "little"), ciphertext, ad))
 
-        @property
-        def backend(self):
-            """Name of the poly1305x kernel backend (after ``initialize``)."""
-            return self.cipher.backend
-
-    return ChaChaPolyCipher
+    @property
+    def backend(self) -> str:
+        """Name of the poly1305x kernel backend (after ``initialize``)."""
+        return cast(str, self.cipher.backend)
 
 
-def _cipher():
+_DOC = """Noise's ``ChaChaPoly`` cipher functions (``ENCRYPT(k, n, ad, plaintext)``
+/ ``DECRYPT``) on poly1305x, as a noiseprotocol ``Cipher``."""
+
+if TYPE_CHECKING:
+    class ChaChaPolyCipher(_ChaChaPoly, metaclass=abc.ABCMeta):
+        # Built on first use, over noiseprotocol's Cipher (see _make_cipher_class),
+        # whose part noiseprotocol does not type: it is stated here.
+        def __init__(self) -> None: ...
+        def initialize(self, key: bytes) -> None: ...
+        def rekey(self, k: Optional[bytes]) -> bytes: ...
+
+
+def _make_cipher_class(cipher_base: Any) -> type[ChaChaPolyCipher]:
+    # type() rather than a class statement: a class made in a function is a
+    # local class to type checkers, a second ChaChaPolyCipher beside the one
+    # declared above.  (type() takes noiseprotocol's metaclass, ABCMeta.)
+    built = type("ChaChaPolyCipher", (_ChaChaPoly, cipher_base),
+                 {"__doc__": _DOC, "__module__": __name__})
+    return cast("type[ChaChaPolyCipher]", built)
+
+
+def _cipher() -> tuple[type[ChaChaPolyCipher], Any, Any]:
     global _cipher_class
     cipher_base, default_class, default = _noise()
     if _cipher_class is None:
@@ -93,15 +114,16 @@ def _cipher():
     return _cipher_class, default_class, default
 
 
-def __getattr__(name):
-    # ChaChaPolyCipher subclasses noiseprotocol's Cipher, so it exists only
-    # once noiseprotocol is imported: build it when first asked for.
-    if name == "ChaChaPolyCipher":
-        return _cipher()[0]
-    raise no_attribute(__name__, name)
+if not TYPE_CHECKING:   # (for type checkers, ChaChaPolyCipher is declared above)
+    def __getattr__(name):
+        # ChaChaPolyCipher subclasses noiseprotocol's Cipher, so it exists
+        # only once noiseprotocol is imported: build it when first asked for.
+        if name == "ChaChaPolyCipher":
+            return _cipher()[0]
+        raise no_attribute(__name__, name)
 
 
-def backend():
+def backend() -> Any:
     """A new noiseprotocol backend (a ``DefaultNoiseBackend``) whose
     ``ChaChaPoly`` cipher is poly1305x; the other functions (DH, hashes,
     AES-GCM) are noiseprotocol's.  Pass it as ``backend=`` to
@@ -112,7 +134,7 @@ def backend():
     return instance
 
 
-def use_with_noiseprotocol(enable=True):
+def use_with_noiseprotocol(enable: bool = True) -> bool:
     """Make noiseprotocol's default backend use poly1305x for ``ChaChaPoly``
     (``enable=True``), or its own ``cryptography`` cipher again
     (``enable=False``).  Affects connections created afterwards with no
@@ -129,7 +151,8 @@ def use_with_noiseprotocol(enable=True):
 # Many transport messages in one batch
 # ---------------------------------------------------------------------------
 
-def _transport(connection, messages, sending):
+def _transport(connection: Any, messages: Iterable[bytes],
+               sending: bool) -> tuple[Any, Any, list[bytes]]:
     """The cipher state, our AEAD object (None: not a poly1305x connection)
     and the messages as a list, checked as NoiseConnection.encrypt/decrypt
     check one message, with noiseprotocol's exceptions."""
@@ -149,7 +172,7 @@ def _transport(connection, messages, sending):
     return cs, aead, messages
 
 
-def _reserve(cs, count):
+def _reserve(cs: Any, count: int) -> int:
     """Claim nonces n .. n + count - 1 of the cipher state in one step."""
     from noise.constants import MAX_NONCE
     from noise.exceptions import NoiseMaxNonceError
@@ -158,10 +181,10 @@ def _reserve(cs, count):
         if first + count > MAX_NONCE:
             raise NoiseMaxNonceError("Nonce has depleted!")
         cs.n = first + count
-    return first
+    return cast(int, first)
 
 
-def encrypt_many(connection, messages):
+def encrypt_many(connection: Any, messages: Iterable[bytes]) -> list[bytes]:
     """The transport messages of an established noiseprotocol
     ``NoiseConnection`` in one batch: the list of what ``connection.encrypt``
     would return for each, in order.  A connection whose cipher is not
@@ -171,10 +194,10 @@ def encrypt_many(connection, messages):
         return [connection.encrypt(m) for m in messages]
     first = _reserve(cs, len(messages))
     nonces = [_nonce(first + i) for i in range(len(messages))]
-    return aead.encrypt_many(nonces, messages, None)
+    return cast(list[bytes], aead.encrypt_many(nonces, messages, None))
 
 
-def decrypt_many(connection, messages):
+def decrypt_many(connection: Any, messages: Iterable[bytes]) -> list[bytes]:
     """The inverse of :func:`encrypt_many`: the plaintexts of consecutive
     transport messages.  All or nothing: if any message fails its tag,
     noiseprotocol's ``NoiseInvalidMessage`` names the failing indices, no
@@ -189,7 +212,7 @@ def decrypt_many(connection, messages):
     first = _reserve(cs, count)
     nonces = [_nonce(n) for n in range(first, first + count)]
     try:
-        return aead.decrypt_many(nonces, messages, None)
+        return cast(list[bytes], aead.decrypt_many(nonces, messages, None))
     except InvalidTag as exc:
         with _claim:
             if cs.n == first + count:

@@ -10,7 +10,7 @@ import os
 import threading
 
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
-from libc.stdint cimport uint8_t, uint32_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.string cimport memcpy, memset
 
@@ -21,25 +21,66 @@ from poly1305x._kernels._kernel cimport P1305X_KERNEL_CAPSULE, kernel_table, pol
 from poly1305x._kernels._portable import HAVE_INT128
 from poly1305x._kernels import _portable, _vectors
 from poly1305x._kernels._registry import BACKENDS as _REGISTRY
+from poly1305x._kernels._registry import FEATURES as _FEATURE_TABLE
 
+# The CPU queries (generic: which feature sits where is the registry's FEATURES).
 cdef extern from "_cpu.h":
-    int p1305x_cpu_features()
-    int P1305X_X86
-    int P1305X_CPU_AVX2, P1305X_CPU_AVX512F, P1305X_CPU_AVX512VL, P1305X_CPU_AVX512IFMA
+    void p1305x_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
+    uint64_t p1305x_xcr0()
+    uint64_t p1305x_hwcap(int n)
+    int P1305X_X86, P1305X_AARCH64
+
+
+def _cpuid(uint32_t leaf, uint32_t subleaf):
+    """CPUID(leaf, subleaf) as (eax, ebx, ecx, edx); zeros off x86."""
+    cdef uint32_t r[4]
+    p1305x_cpuid(leaf, subleaf, r)
+    return (r[0], r[1], r[2], r[3])
+
+
+def _xcr0():
+    """XCR0 (the OS-enabled register state); 0 where the OS has no XSAVE."""
+    return p1305x_xcr0()
+
+
+def _hwcap(int word):
+    """aarch64 Linux's AT_HWCAP (1) or AT_HWCAP2 (2); 0 elsewhere."""
+    return p1305x_hwcap(word)
+
+
+_REGISTERS = {"eax": 0, "ebx": 1, "ecx": 2, "edx": 3}
+
+
+def _features_from(table, arch, cpuid, xcr0, hwcap):
+    """The names of ``table`` (the registry's FEATURES) whose entry for
+    ``arch`` the queries report: ``cpuid(leaf, subleaf)`` -> 4 registers,
+    ``xcr0()``, ``hwcap(word)``.  Pure: the tests feed it other CPUs."""
+    names = set()
+    for name, spec in table.items():
+        if spec["arch"] != arch:
+            continue
+        if arch == "x86":
+            leaf, sub, reg, bit = spec["cpuid"]
+            if leaf > cpuid(leaf & 0x80000000, 0)[0]:       # beyond the CPU's range
+                continue
+            if not (cpuid(leaf, sub)[_REGISTERS[reg]] >> bit) & 1:
+                continue
+            need = spec["xcr0"]
+            if need and (xcr0() & need) != need:             # state the OS does not save
+                continue
+        elif arch == "aarch64":
+            word, bit = spec["hwcap"]
+            if not (hwcap(word) >> bit) & 1:
+                continue
+        else:
+            continue
+        names.add(name)
+    return frozenset(names)
 
 
 def _probe():
-    cdef int f = p1305x_cpu_features()
-    names = set()
-    if f & P1305X_CPU_AVX2:
-        names.add("avx2")
-    if f & P1305X_CPU_AVX512F:
-        names.add("avx512f")
-    if f & P1305X_CPU_AVX512VL:
-        names.add("avx512vl")
-    if f & P1305X_CPU_AVX512IFMA:
-        names.add("avx512ifma")
-    return frozenset(names)
+    arch = "x86" if P1305X_X86 else "aarch64" if P1305X_AARCH64 else None
+    return _features_from(_FEATURE_TABLE, arch, _cpuid, _xcr0, _hwcap)
 
 
 _FEATURES = _probe()

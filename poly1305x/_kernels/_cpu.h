@@ -1,57 +1,65 @@
-/* CPU and OS feature probe.  The AVX bits count only when the OS saves the
- * registers: OSXSAVE set and XGETBV showing XMM|YMM (and opmask|ZMM_Hi256|
- * Hi16_ZMM for AVX-512) state enabled.  No ISA flags are needed to build this. */
+/* The CPU queries behind the dispatcher's probe, and nothing feature-specific:
+ * which features exist and where each is read (CPUID leaf, subleaf, register
+ * and bit; the XCR0 state the OS must save; an aarch64 hwcap bit) is data,
+ * FEATURES in _registry.py, and poly1305x/_core/_dispatch.pyx reads it.
+ * No ISA flags are needed to build this. */
 #ifndef POLY1305X_CPU_H
 #define POLY1305X_CPU_H
 #include <stdint.h>
-
-#define P1305X_CPU_AVX2       1
-#define P1305X_CPU_AVX512F    2
-#define P1305X_CPU_AVX512VL   4
-#define P1305X_CPU_AVX512IFMA 8
 
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__) || defined(_M_IX86)
 #define P1305X_X86 1
 #if defined(_MSC_VER)
 #include <intrin.h>
-static void p1305x_cpuid(int leaf, int sub, uint32_t r[4]) {
-    int v[4]; __cpuidex(v, leaf, sub);
+static void p1305x_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4]) {
+    int v[4]; __cpuidex(v, (int)leaf, (int)sub);
     r[0] = v[0]; r[1] = v[1]; r[2] = v[2]; r[3] = v[3];
 }
-static uint64_t p1305x_xgetbv(void) { return _xgetbv(0); }
+static uint64_t p1305x_xgetbv0(void) { return _xgetbv(0); }
 #else
 #include <cpuid.h>
-static void p1305x_cpuid(int leaf, int sub, uint32_t r[4]) {
+static void p1305x_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4]) {
     __cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
 }
-static uint64_t p1305x_xgetbv(void) {
+static uint64_t p1305x_xgetbv0(void) {
     uint32_t lo, hi;
     __asm__ __volatile__(".byte 0x0f, 0x01, 0xd0" : "=a"(lo), "=d"(hi) : "c"(0));
     return ((uint64_t)hi << 32) | lo;
 }
 #endif
-
-static int p1305x_cpu_features(void) {
+/* XCR0, the register state the OS saves on a context switch; 0 when the OS
+ * has not enabled XSAVE (CPUID.1:ECX.OSXSAVE[27] clear), where XGETBV would
+ * fault. */
+static uint64_t p1305x_xcr0(void) {
     uint32_t r[4];
-    uint64_t xcr0;
-    int f = 0;
-    p1305x_cpuid(0, 0, r);
-    if (r[0] < 7) return 0;
     p1305x_cpuid(1, 0, r);
-    if (!(r[2] & (1u << 27))) return 0;            /* OSXSAVE */
-    xcr0 = p1305x_xgetbv();
-    if ((xcr0 & 0x6) != 0x6) return 0;             /* XMM and YMM state */
-    p1305x_cpuid(7, 0, r);
-    if (r[1] & (1u << 5)) f |= P1305X_CPU_AVX2;
-    if ((xcr0 & 0xe0) == 0xe0) {                   /* opmask, ZMM_Hi256, Hi16_ZMM */
-        if (r[1] & (1u << 16)) f |= P1305X_CPU_AVX512F;
-        if (r[1] & (1u << 31)) f |= P1305X_CPU_AVX512VL;
-        if (r[1] & (1u << 21)) f |= P1305X_CPU_AVX512IFMA;
-    }
-    return f;
+    return (r[2] & (1u << 27)) ? p1305x_xgetbv0() : 0;
 }
 #else
 #define P1305X_X86 0
-static int p1305x_cpu_features(void) { return 0; }
+static void p1305x_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4]) {
+    (void)leaf; (void)sub; r[0] = r[1] = r[2] = r[3] = 0;
+}
+static uint64_t p1305x_xcr0(void) { return 0; }
+#endif
+
+#if defined(__aarch64__) || defined(_M_ARM64)
+#define P1305X_AARCH64 1
+#else
+#define P1305X_AARCH64 0
+#endif
+
+/* The kernel's hardware-capability words (n = 1: AT_HWCAP, 2: AT_HWCAP2),
+ * where aarch64 Linux reports its optional features; 0 elsewhere. */
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+static uint64_t p1305x_hwcap(int n) {
+#ifdef AT_HWCAP2
+    if (n == 2) return getauxval(AT_HWCAP2);
+#endif
+    return n == 1 ? getauxval(AT_HWCAP) : 0;
+}
+#else
+static uint64_t p1305x_hwcap(int n) { (void)n; return 0; }
 #endif
 #endif

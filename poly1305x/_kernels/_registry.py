@@ -10,7 +10,7 @@ exec this file or import it, and it imports nothing.
 
 Each entry:
   name        the backend name (POLY1305X_BACKEND, set_backend, backends())
-  features    CPU features it needs (names of the dispatcher's probe, _cpu.h)
+  features    CPU features it needs (keys of FEATURES, below)
   module      the extension module that holds its table
   table       the key of its table in that module's kernel_tables()
   target      the only architecture its module is compiled for ("x86_64"),
@@ -30,7 +30,33 @@ Each entry:
 
 Order is rank: best first.  Adding a backend: its kernel files, one entry
 here, and docs (docs/architecture.md has the checklist).
+
+FEATURES: each CPU feature a backend may name, and where the dispatcher's probe
+(poly1305x._core._dispatch._probe, on the queries of _kernels/_cpu.h) reads it.
+A name the probe finds is in poly1305x.cpu_features().
+  arch        "x86" (x86-64 and i386 builds) or "aarch64"; the probe reads
+              only the entries of the architecture it was built for
+  cpuid       x86: (leaf, subleaf, register, bit): present when that bit of
+              that register of CPUID(leaf, subleaf) is set and the leaf is
+              within the CPU's range (CPUID 0 or 0x80000000 says the top)
+  xcr0        x86: the XCR0 bits (XGETBV, once CPUID.1:ECX.OSXSAVE says the
+              OS enabled XSAVE) that must all be set: the register state the
+              OS saves across context switches.  0x06 is XMM | YMM (AVX,
+              AVX2); 0xe6 adds opmask | ZMM_Hi256 | Hi16_ZMM (AVX-512).  A
+              feature the OS does not save state for counts as absent.  0: no
+              state needed
+  hwcap       aarch64: (word, bit): present when that bit of the Linux
+              kernel's AT_HWCAP (word 1) or AT_HWCAP2 (word 2) is set (other
+              systems: absent).  NEON/ASIMD, the AArch64 baseline, needs no
+              entry: the portable kernels use it unconditionally there
 """
+
+FEATURES = {
+    "avx2": {"arch": "x86", "cpuid": (7, 0, "ebx", 5), "xcr0": 0x06},
+    "avx512f": {"arch": "x86", "cpuid": (7, 0, "ebx", 16), "xcr0": 0xe6},
+    "avx512vl": {"arch": "x86", "cpuid": (7, 0, "ebx", 31), "xcr0": 0xe6},
+    "avx512ifma": {"arch": "x86", "cpuid": (7, 0, "ebx", 21), "xcr0": 0xe6},
+}
 
 _AVX2_PROBE = ("#include <immintrin.h>\nint main(void){__m256i a=_mm256_set1_epi32(1);"
                "a=_mm256_mul_epu32(a,a);return _mm256_extract_epi32(a,0)-1;}\n")

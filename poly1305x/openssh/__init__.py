@@ -32,6 +32,7 @@ line); the packet cipher itself is compiled, in ``poly1305x.openssh._ssh``.
 """
 import base64
 import hashlib
+from typing import Any, Dict, Optional, Union
 
 from poly1305x.openssh._ssh import PacketCipher
 from poly1305x.openssh._asyncssh import use_with_asyncssh
@@ -50,8 +51,12 @@ __all__ = [
     "use_with_paramiko",
 ]
 
+_Data = Union[str, bytes, bytearray, memoryview]        # a key file: PEM text
+_Passphrase = Union[str, bytes, bytearray, memoryview]  # str: encoded as UTF-8
 
-def decrypt(data, passphrase=None, *, max_rounds=DEFAULT_MAX_ROUNDS):
+
+def decrypt(data: _Data, passphrase: Optional[_Passphrase] = None, *,
+            max_rounds: int = DEFAULT_MAX_ROUNDS) -> bytes:
     """Decrypt an OpenSSH private key.
 
     ``data`` is the key file (PEM text as str or bytes); ``passphrase`` is str
@@ -65,7 +70,8 @@ def decrypt(data, passphrase=None, *, max_rounds=DEFAULT_MAX_ROUNDS):
     return unencrypted_pem(data, passphrase, max_rounds)[0]
 
 
-def encrypt(data, passphrase, cipher="chacha20-poly1305@openssh.com", rounds=16):
+def encrypt(data: _Data, passphrase: Optional[_Passphrase],
+            cipher: str = "chacha20-poly1305@openssh.com", rounds: int = 16) -> bytes:
     """Encrypt an unencrypted OpenSSH private key (PEM, str or bytes) with
     ``passphrase`` under ``cipher`` (any of :data:`CIPHERS`; "none" writes the
     key unencrypted), with ``rounds`` of bcrypt_pbkdf and a fresh random salt.
@@ -94,7 +100,8 @@ def encrypt(data, passphrase, cipher="chacha20-poly1305@openssh.com", rounds=16)
         wipe(plain)
 
 
-def load_private_key(data, passphrase=None, *, max_rounds=DEFAULT_MAX_ROUNDS):
+def load_private_key(data: _Data, passphrase: Optional[_Passphrase] = None, *,
+                     max_rounds: int = DEFAULT_MAX_ROUNDS) -> Any:
     """The key as a pycryptodome object: ``Crypto.PublicKey.RSA.RsaKey``,
     ``ECC.EccKey`` (NIST curves and Ed25519) or ``DSA.DsaKey``.  Security-key
     (sk-) keys have no pycryptodome form: ValueError."""
@@ -114,7 +121,7 @@ def load_private_key(data, passphrase=None, *, max_rounds=DEFAULT_MAX_ROUNDS):
         wipe(plain)
 
 
-def _pycryptodome_key(key, check):
+def _pycryptodome_key(key: Any, check: int) -> Any:
     """pycryptodome's object for a checked key, or None where pycryptodome
     refuses it (its message, about decrypted values, is not passed on)."""
     try:
@@ -123,7 +130,8 @@ def _pycryptodome_key(key, check):
         return None
 
 
-def public_key_line(data, passphrase=None, *, max_rounds=DEFAULT_MAX_ROUNDS):
+def public_key_line(data: _Data, passphrase: Optional[_Passphrase] = None, *,
+                    max_rounds: int = DEFAULT_MAX_ROUNDS) -> str:
     """The ``authorized_keys`` line of a private key file: ``"<type> <base64>
     <comment>"`` (as ``ssh-keygen -y`` prints it).  The public key is stored
     unencrypted, but the comment is not: for an encrypted key and no
@@ -142,7 +150,7 @@ def public_key_line(data, passphrase=None, *, max_rounds=DEFAULT_MAX_ROUNDS):
     return line
 
 
-def key_info(data):
+def key_info(data: _Data) -> Dict[str, Any]:
     """What can be read without the passphrase: a dict with ``type``, ``bits``,
     ``fingerprint`` (SHA256, as ``ssh-keygen -l``), ``cipher``, ``kdf``,
     ``rounds``, ``encrypted``, ``public_key`` (type and base64) and ``comment``

@@ -4,13 +4,14 @@ See docs/openssh.md ("Command line") and ``--help``."""
 import os
 import secrets
 import sys
+from typing import Optional, Sequence
 
 from poly1305x.openssh import decrypt, encrypt, key_info, public_key_line
 from poly1305x.openssh._container import CHACHA, CIPHERS, DEFAULT_MAX_ROUNDS, parse_outer
 from poly1305x.openssh._wire import MAX_KEY_FILE
 
 #: The longest passphrase read from --passphrase-fd (bytes, before the newline).
-MAX_PASSPHRASE = 8192
+MAX_PASSPHRASE: int = 8192
 
 
 def _env_passphrase(name):
@@ -142,7 +143,7 @@ def _write_private(path, pem, force):
         raise
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line on argv (default sys.argv[1:]); returns the exit status."""
     import argparse
 

@@ -138,7 +138,7 @@ def _make_shim(Encryption):
     return PacketCipherEncryption
 
 
-def use_with_asyncssh(enable=True):
+def use_with_asyncssh(enable: bool = True) -> bool:
     """Make asyncssh's ``chacha20-poly1305@openssh.com`` run on poly1305x
     (``enable=True``): the SSH transport cipher of connections whose keys are
     exchanged afterwards, and the decryption and encryption of OpenSSH key

@@ -2,6 +2,7 @@
 bcrypt_pbkdf, the ciphers of the private section, and the private section
 itself."""
 import secrets
+from typing import Dict, Tuple
 
 from poly1305x._errors import InvalidTag
 from poly1305x._peers import install_hint, pycryptodome
@@ -17,12 +18,12 @@ CHACHA = "chacha20-poly1305@openssh.com"
 
 #: bcrypt_pbkdf rounds above this are refused unless ``max_rounds`` says more.
 #: ssh-keygen's default is 16 (about 0.15 s); 5000 rounds take about a minute.
-DEFAULT_MAX_ROUNDS = 5000
+DEFAULT_MAX_ROUNDS: int = 5000
 SALT_SIZE = 16          # what ssh-keygen writes
 MAX_SALT = 1024         # what we read
 
 # name: (key length, iv length, block size, tag length)
-CIPHERS = {
+CIPHERS: Dict[str, Tuple[int, int, int, int]] = {
     "none": (0, 0, 8, 0),
     CHACHA: (64, 0, 8, 16),
     "aes128-ctr": (16, 16, 16, 0),

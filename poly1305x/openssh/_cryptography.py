@@ -3,6 +3,7 @@ cipher poly1305x can decrypt (cryptography itself reads aes256-ctr/cbc/gcm
 only)."""
 import binascii
 import re
+from typing import Any, Optional, Union
 
 from poly1305x._errors import InvalidTag
 from poly1305x._peers import install_hint
@@ -79,9 +80,10 @@ def _check_like_cryptography(data, password, UnsupportedAlgorithm):
     return True
 
 
-def load_ssh_private_key(data, password=None, backend=None, *,
-                         unsafe_skip_rsa_key_validation=False,
-                         max_rounds=DEFAULT_MAX_ROUNDS):
+def load_ssh_private_key(data: Union[bytes, bytearray, memoryview],
+                         password: Optional[bytes] = None, backend: Any = None, *,
+                         unsafe_skip_rsa_key_validation: bool = False,
+                         max_rounds: int = DEFAULT_MAX_ROUNDS) -> Any:
     """Load an OpenSSH private key (``-----BEGIN OPENSSH PRIVATE KEY-----``) as
     a ``cryptography`` private-key object: a one-line swap for
     ``cryptography.hazmat.primitives.serialization.load_ssh_private_key``

@@ -30,6 +30,7 @@ import io
 import logging
 import re
 import struct
+from typing import Any, Final
 
 from poly1305x._errors import InvalidTag
 from poly1305x.openssh._ssh import PacketCipher
@@ -39,11 +40,11 @@ from poly1305x.openssh._wire import BEGIN, END
 
 __all__ = ["CIPHER", "use_with_paramiko"]
 
-CIPHER = "chacha20-poly1305@openssh.com"
-MAX_PACKET = 256 * 1024   # OpenSSH's PACKET_MAX_SIZE: bound an unauthenticated length
-TAG = 16
-SUPPORTED = "paramiko 3.5 to 5.x"
-INSTALL_HINT = install_hint("paramiko")
+CIPHER: Final[str] = "chacha20-poly1305@openssh.com"
+MAX_PACKET: Final[int] = 256 * 1024  # OpenSSH's PACKET_MAX_SIZE: bound an unauthenticated length
+TAG: Final[int] = 16
+SUPPORTED: Final[str] = "paramiko 3.5 to 5.x"
+INSTALL_HINT: Final[str] = install_hint("paramiko")
 
 # Packetizer state this module reads or writes (paramiko's name-mangled privates).
 _P = "_Packetizer__"
@@ -218,7 +219,7 @@ def _name(names, cmd):
     return names.get(cmd, f"${cmd:x}")
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     # Earlier versions replaced paramiko's Packetizer with a subclass of this
     # name; now paramiko's own class carries the cipher while enabled.
     if name == "ChaChaPacketizer":
@@ -226,7 +227,7 @@ def __getattr__(name):
     raise no_attribute(__name__, name)
 
 
-def _import_paramiko():
+def _import_paramiko() -> Any:
     try:
         import paramiko
         import paramiko.packet
@@ -238,7 +239,7 @@ def _import_paramiko():
     return paramiko
 
 
-def _check(paramiko):
+def _check(paramiko: Any) -> None:
     """RuntimeError naming what is missing when this paramiko's internals are
     not the ones the patches are written for."""
     import inspect
@@ -288,7 +289,7 @@ _BEGIN = BEGIN.decode("ascii")
 _END = END.decode("ascii")
 # Key text longer than this is not searched for a chacha key (paramiko reads it
 # as it would without poly1305x); 1 MiB, as OpenSSH's own limit on key files.
-MAX_KEY_TEXT = 1 << 20
+MAX_KEY_TEXT: Final[int] = 1 << 20
 _NOT_B64 = re.compile("[^A-Za-z0-9+/]")
 _MAGIC = b"openssh-key-v1\0" + struct.pack(">I", len(CIPHER)) + CIPHER.encode()
 # paramiko's key classes pass this tag to _read_private_key
@@ -332,7 +333,7 @@ def _bad_key(SSHException, exc):
     return cls(f"not a valid {CIPHER} key file")
 
 
-_key_errors = {}
+_key_errors: dict[Any, type] = {}   # paramiko's SSHException -> BadKeyFileError
 
 
 def _key_type(block):
@@ -432,7 +433,7 @@ def _preferred_ciphers(original):
     return property(preferred_ciphers, original.fset, original.fdel, original.__doc__)
 
 
-def use_with_paramiko(enable=True):
+def use_with_paramiko(enable: bool = True) -> bool:
     """Give paramiko the ``chacha20-poly1305@openssh.com`` transport cipher, run
     on poly1305x's ``PacketCipher`` and offered first (client and server mode),
     and the loading of private keys encrypted with it (``enable=True``); or undo

@@ -175,7 +175,7 @@ def test_the_cpu_is_probed_in_one_place():
     take what it decides (the portable ChaCha20's step included)."""
     readers = {p.relative_to(PKG).as_posix() for p in PKG.rglob("*")
                if p.suffix in (".pyx", ".pxi", ".pxd", ".py")
-               and "p1305x_cpu_features" in p.read_text(encoding="utf-8")}
+               and "p1305x_cpuid" in p.read_text(encoding="utf-8")}
     assert readers == {"_core/_dispatch.pyx"}, readers
 
 

@@ -1,5 +1,0 @@
-from typing import Optional, Sequence
-
-MAX_PASSPHRASE: int
-
-def main(argv: Optional[Sequence[str]] = ...) -> int: ...
