@@ -12,8 +12,9 @@ the wheel, the stubs, old CPUs.
 Every session installs the package NON-editable, from an sdist made from a
 clean copy of the tree (so nothing is built into poly1305x/, and no stale
 build/ output is packed into a wheel), into its own virtualenv.  pytest runs
-from an empty temporary working directory on ROOT/tests, so the source tree is
-never on sys.path; a small plugin (-p poly1305x_installed_check) fails the run
+from an empty temporary working directory on ROOT/tests (imported with
+--import-mode=importlib, pyproject.toml), so the source tree is never on
+sys.path; a small plugin (-p poly1305x_installed_check) fails the run
 unless the poly1305x the tests import is the virtualenv's.
 
 Interpreters: the pyenv CPythons (~/.pyenv/versions/3.X.*, newest patch of
@@ -145,7 +146,8 @@ with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".ci",
 def _pytest(session, python="python", args=(), runner=()):
     """Self-test, then pytest on ROOT/tests (or `args`), from an empty
     temporary working directory: Python puts the working directory, not the
-    source tree, on sys.path, and tests/ has no __init__.py."""
+    source tree, on sys.path, and pytest's importlib import mode (pyproject.toml)
+    adds nothing to it."""
     tmp = tempfile.mkdtemp(prefix="poly1305x-pytest-")
     with open(os.path.join(tmp, "poly1305x_installed_check.py"), "w") as fh:
         fh.write(INSTALLED_PLUGIN)
@@ -201,8 +203,8 @@ def portablevec(session, switch, kind):
     session.run("python", "-c", "import sys; from poly1305x._kernels import _portable as p; "
                 f"print('VEC_KIND:', p.VEC_KIND); sys.exit(p.VEC_KIND != {kind!r})")
     _pytest(session, args=[os.path.join(TESTS, t) for t in (
-        "test_chacha20.py", "test_chacha20_kernels.py", "test_chacha20_multiblock.py",
-        "test_aead.py")])
+        "core/test_chacha20.py", "kernels/test_chacha20_kernels.py",
+        "kernels/test_chacha20_multiblock.py", "core/test_aead.py")])
 
 
 # What a release wheel must and must not hold.
@@ -289,17 +291,19 @@ def wheel(session):
 @nox.session(python=DEV_PYTHON)
 def stubtest(session):
     """The .pyi stubs against the installed runtime (mypy.stubtest), and
-    mypy --strict on tests/typing_example.py (which then runs)."""
+    mypy --strict on tests/packaging/typing_example.py (which then runs)."""
     _install(session, POLY1305X_SIMDE="0")
     session.install("mypy")
     # (_install left the working directory outside ROOT: mypy must find the
     # installed package, not the source tree.)
     config = os.path.join(ROOT, "pyproject.toml")
     session.run("python", "-m", "mypy.stubtest", "poly1305x", "--mypy-config-file", config,
-                "--allowlist", os.path.join(TESTS, "stubtest_allowlist.txt"))
-    session.run("python", "-m", "mypy", "--config-file", config, "--strict",
-                os.path.join(TESTS, "typing_example.py"))
-    session.run("python", os.path.join(TESTS, "typing_example.py"))
+                "--allowlist", os.path.join(TESTS, "packaging", "stubtest_allowlist.txt"))
+    # A copy in the working directory: in place, mypy would climb tests/'s
+    # __init__.py files and search the source tree's poly1305x first.
+    example = shutil.copy(os.path.join(TESTS, "packaging", "typing_example.py"), os.getcwd())
+    session.run("python", "-m", "mypy", "--config-file", config, "--strict", example)
+    session.run("python", example)
 
 
 @nox.session(python=DEV_PYTHON)
@@ -325,7 +329,8 @@ def oldcpu(session):
         session.run(qemu, "-cpu", cpu, py, "-c", probe, external=True)
         _pytest(session, python=py, runner=(qemu, "-cpu", cpu),
                 args=[os.path.join(TESTS, t) for t in (
-                    "test_poly1305_kernels.py", "test_chacha20_kernels.py", "test_aead.py")])
+                    "kernels/test_poly1305_kernels.py", "kernels/test_chacha20_kernels.py",
+                    "core/test_aead.py")])
 
 
 @nox.session(python=False)

@@ -38,10 +38,10 @@ PYV=3.11
 ROOT=$CACHE/root-$SUITE
 VENV=$CACHE/venv-$PYV
 # The tests that run under emulation (a few minutes in all).
-TESTS=(tests/test_poly1305.py tests/test_chacha20.py tests/test_aead.py
-       tests/test_chacha20_multiblock.py tests/test_chacha20_kernels.py
-       tests/test_poly1305_kernels.py tests/test_poly1305_neon.py tests/test_aead_batch.py
-       tests/test_poly1305_neon_lanes.py)
+TESTS=(tests/core/test_poly1305.py tests/core/test_chacha20.py tests/core/test_aead.py
+       tests/kernels/test_chacha20_multiblock.py tests/kernels/test_chacha20_kernels.py
+       tests/kernels/test_poly1305_kernels.py tests/kernels/test_poly1305_neon.py tests/core/test_aead_batch.py
+       tests/kernels/test_poly1305_neon_lanes.py)
 # Their third-party imports (aarch64 or pure-Python wheels from PyPI).
 REQS=("pytest>=7" "hypothesis>=6" "cryptography>=47" "pycryptodome>=3.20" "numpy")
 
@@ -202,7 +202,7 @@ else
     failed=$((failed + 1))
 fi
 
-"$VENV/bin/python" -m pytest -q -p no:cacheprovider -o addopts="" \
+"$VENV/bin/python" -m pytest -q -p no:cacheprovider -o addopts="" --import-mode=importlib \
     --junitxml="$work/junit.xml" "${TESTS[@]}" >>"$LOG" 2>&1 || true
 # tests, failures + errors + skips (a skip is not a pass: it counts as failed);
 # no report at all (pytest could not start) counts as one failed test

@@ -11,7 +11,7 @@
 # The whole suite there is `nox -s freethreaded`.
 #
 #   bash .ci/freethreaded.sh                    # the CI subset
-#   bash .ci/freethreaded.sh tests/test_aead.py # other test paths
+#   bash .ci/freethreaded.sh tests/core/test_aead.py # other test paths
 #   POLY1305X_FT_PYTHON=/path/python3.14t bash .ci/freethreaded.sh
 #
 # The test extra is installed preferring wheels (an older release's wheel over
@@ -29,9 +29,9 @@ unset PYTHON_GIL
 if [ $# -gt 0 ]; then
     tests=("$@")
 else
-    tests=(tests/test_freethreading.py tests/test_aead.py tests/test_poly1305.py tests/test_chacha20.py
-           tests/test_dispatch.py tests/test_poly1305_kernels.py tests/test_chacha20_kernels.py
-           tests/test_aead_batch.py)
+    tests=(tests/core/test_freethreading.py tests/core/test_aead.py tests/core/test_poly1305.py tests/core/test_chacha20.py
+           tests/kernels/test_dispatch.py tests/kernels/test_poly1305_kernels.py tests/kernels/test_chacha20_kernels.py
+           tests/core/test_aead_batch.py)
 fi
 
 py=${POLY1305X_FT_PYTHON:-}

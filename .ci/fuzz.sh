@@ -4,6 +4,10 @@
 # executions and coverage per target.  Exit non-zero on any finding (the
 # crashing input is kept and its path printed) or on a target that cannot run.
 #
+# The targets run from the root of the tree as modules (python -m
+# tests.fuzz.fuzz_<target>), so the poly1305x they test is the tree's: the
+# editable install of README block 2, as in CI.
+#
 # Usage (inside the venv the project is installed in, e.g. .venv-ci):
 #   .ci/fuzz.sh                         # every target, FUZZ_SECONDS each (45)
 #   FUZZ_SECONDS=600 .ci/fuzz.sh aead_open
@@ -40,7 +44,7 @@ for t in "${TARGETS[@]}"; do
     echo "fuzz: $t for ${SECONDS_PER_TARGET}s" >&2
     set +e
     # new inputs go to the first directory; the seed corpus is only read
-    "$PY" "tests/fuzz/fuzz_$t.py" -max_total_time="$SECONDS_PER_TARGET" \
+    "$PY" -m "tests.fuzz.fuzz_$t" -max_total_time="$SECONDS_PER_TARGET" \
         -print_final_stats=1 -timeout=20 -rss_limit_mb=3072 -max_len=4096 \
         -artifact_prefix="$ART/$t-" "$new" "$seeds" > "$log" 2>&1
     rc=$?
@@ -56,7 +60,7 @@ for t in "${TARGETS[@]}"; do
     fi
     summary+=("$t: ${execs:-?} executions, ${cov:-no coverage line}, exit $rc")
     if [ "${FUZZ_UPDATE_CORPUS:-0}" = 1 ] && [ $rc -eq 0 ]; then
-        "$PY" "tests/fuzz/fuzz_$t.py" -merge=1 "$seeds" "$new" > "$WORK/$t.merge.log" 2>&1
+        "$PY" -m "tests.fuzz.fuzz_$t" -merge=1 "$seeds" "$new" > "$WORK/$t.merge.log" 2>&1
         echo "fuzz: merged into $seeds ($(ls "$seeds" | wc -l) files)" >&2
     fi
 done
@@ -69,7 +73,7 @@ fi
 if [ "${FUZZ_COVERAGE:-1}" = 1 ] && "$PY" -c "import coverage" 2>/dev/null; then
     for t in "${TARGETS[@]}"; do
         "$PY" -m coverage run --data-file="$WORK/.cov-$t" --include='*/poly1305x/*' \
-            tests/fuzz/replay.py "$t" "tests/fuzz/corpus/$t" "$WORK/corpus-$t" > /dev/null 2>&1 || true
+            -m tests.fuzz.replay "$t" "tests/fuzz/corpus/$t" "$WORK/corpus-$t" > /dev/null 2>&1 || true
         pct=$("$PY" -m coverage report --data-file="$WORK/.cov-$t" 2>/dev/null \
               | awk -v t="$t" '$1 ~ /openssh.py$/ && t == "openssh" {print "openssh.py " $NF}
                                $1 == "TOTAL" {print "package Python total " $NF}' | paste -sd, -)

@@ -9,7 +9,7 @@
 #   .ci/sanitize.sh                    # CI: the suite minus the pycryptodome
 #                                      # suite re-run (~2 min build + ~2 min tests)
 #   SANITIZE_TESTS=all .ci/sanitize.sh # the whole suite, every backend (~7 min)
-#   SANITIZE_TESTS="tests/test_aead.py -k wycheproof" .ci/sanitize.sh
+#   SANITIZE_TESTS="tests/core/test_aead.py -k wycheproof" .ci/sanitize.sh
 # Other knobs:
 #   PYTHON=...           interpreter (default: python on PATH)
 #   SANITIZE_REF=HEAD    build a committed revision (git archive) instead of the
@@ -29,11 +29,11 @@ PY=${PYTHON:-python}
 TESTS=${SANITIZE_TESTS:-subset}
 
 # The CI default: the whole suite, every backend, except the re-run of
-# pycryptodome's own test suite through our faces (tests/test_pycryptodome_suite.py,
+# pycryptodome's own test suite through our faces (tests/faces/test_pycryptodome_suite.py,
 # about 2.5 of the 4.5 minutes under ASan on 2 cores; it drives the same
 # kernels through the same engine calls as the rest).  SANITIZE_TESTS=all runs
 # everything.
-SUBSET=(tests --ignore=tests/test_pycryptodome_suite.py)
+SUBSET=(tests --ignore=tests/faces/test_pycryptodome_suite.py)
 
 CC=${CC:-gcc}
 LIBASAN=$("$CC" -print-file-name=libasan.so)
@@ -129,7 +129,7 @@ else
 fi
 
 set +e
-"$PY" -m pytest -q -p no:cacheprovider -o addopts= -rfE "${args[@]}" 2>&1 | tee "$WORK/pytest.log"
+"$PY" -m pytest -q -p no:cacheprovider -o addopts= --import-mode=importlib -rfE "${args[@]}" 2>&1 | tee "$WORK/pytest.log"
 rc=${PIPESTATUS[0]}
 set -e
 

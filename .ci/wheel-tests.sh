@@ -26,8 +26,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
 OUT=${1:-$SRC/wheelhouse}
 JOBS=${POLY1305X_TEST_JOBS:-2}
 HOSTPY=/var/cache/poly1305x-ci/wheels/tools-venv/bin/python
-SUBSET=(tests/test_poly1305.py tests/test_chacha20.py tests/test_aead.py
-        tests/test_chacha20_kernels.py tests/test_poly1305_kernels.py)
+SUBSET=(tests/core/test_poly1305.py tests/core/test_chacha20.py tests/core/test_aead.py
+        tests/kernels/test_chacha20_kernels.py tests/kernels/test_poly1305_kernels.py)
 SECONDS=0
 
 work=$(mktemp -d -t poly1305x-wheel-tests-XXXXXX)
@@ -110,7 +110,7 @@ report() {
 # PyPI for the build requirements), which these venvs must not have; the main
 # job of .ci/run runs them.
 BUILD_IGNORES=""
-for t in tests/test_wheel_contents.py; do
+for t in tests/packaging/test_wheel_contents.py; do
     [ -f "$work/tree/$t" ] || continue
     BUILD_IGNORES+=" --ignore=$work/tree/$t"
     echo "wheel tests: leaving out $t: it builds from source, with a C compiler" >>"$work/summary"
@@ -146,9 +146,9 @@ for whl in "$OUT"/*.whl; do
                 if grep -qxF "$r" <<<"$missing"; then
                     d=$(sed -E 's/[<>=!~ ;].*//' <<<"$r")
                     mod=${IMPORTS[$d]:-$d}
-                    for t in $(grep -lE "^\s*(import|from) $mod\b" "$work"/tree/tests/*.py || true); do
+                    for t in $(grep -rlE --include='test_*.py' "^\s*(import|from) $mod\b" "$work"/tree/tests || true); do
                         ignores+=" --ignore=$t"
-                        echo "cpython $v: skipping tests/${t##*/}: no cp${v/./} wheel of $d on PyPI" \
+                        echo "cpython $v: skipping ${t#"$work"/tree/}: no cp${v/./} wheel of $d on PyPI" \
                             | tee -a "$work/summary"
                     done
                 else
@@ -159,8 +159,8 @@ for whl in "$OUT"/*.whl; do
             # ssh-keygen make one are left out there, by name.
             if ! sid_run sh -c 'd=$(mktemp -d) && ssh-keygen -q -t dsa -N "" -f "$d/k"; r=$?; rm -rf "$d"; exit $r' \
                     >/dev/null 2>&1; then
-                for t in tests/test_openssh_cryptography.py \
-                         tests/test_openssh_hardening.py::test_ssh_keygen_dsa_key_still_accepted; do
+                for t in tests/openssh/test_openssh_cryptography.py \
+                         tests/openssh/test_openssh_hardening.py::test_ssh_keygen_dsa_key_still_accepted; do
                     case $t in *::*) ignores+=" --deselect=$t" ;;   # rootdir-relative
                                *) ignores+=" --ignore=$work/tree/$t" ;; esac
                     echo "cpython $v: leaving out $t: ssh-keygen $(sid_run ssh -V 2>&1 | cut -d, -f1) makes no DSA keys" \
@@ -189,13 +189,13 @@ for whl in "$OUT"/*.whl; do
             ;;
     esac
 done
-# The peers' sdists the suite unpacks (tests/peer_sdist.py), fetched once by a
+# The peers' sdists the suite unpacks (tests/support/peer_sdist.py), fetched once by a
 # host venv (pip inside the sid root cannot reach PyPI); same versions there.
 h=$(find_python 3.11)
 for r in "${RUNS[@]}"; do
     set -- $r
     [ "$1" = host ] || continue
-    (cd "$work/tree/tests" && PATH=$NOCC "$3" -c 'import peer_sdist
+    (cd "$work/tree/tests/support" && PATH=$NOCC "$3" -c 'import peer_sdist
 for d in ("rfc9420", "rfc9180"):
     peer_sdist.fetch(d)') >>"$work/sdist-fetch.log" 2>&1 || { cat "$work/sdist-fetch.log"; exit 1; }
     break

@@ -18,7 +18,7 @@ Groups ("<operation>-<size>", sizes 64 B to 1 MiB):
 """
 import pytest
 
-from conftest import params, run_case
+from benchmarks.conftest import params, run_case
 
 
 @pytest.mark.parametrize("case,backend,size", params(["aead"], per_backend=["aead"]))

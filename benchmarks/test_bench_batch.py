@@ -5,7 +5,7 @@ messages of 64 B, 256 B and 1 KiB against a loop of N one-message
 says so and benchmarks/report.py divides by it)."""
 import pytest
 
-from conftest import params, run_case
+from benchmarks.conftest import params, run_case
 from poly1305x._tools import _bench_batch
 
 

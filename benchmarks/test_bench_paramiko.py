@@ -13,16 +13,13 @@ machine, so the figures are end to end, not the cipher alone.
 import io
 import os
 import statistics
-import sys
 import time
 
 import paramiko
 import pytest
 
 from poly1305x import openssh
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "tests"))
-from sshd import CHACHA, Sshd, keygen  # noqa: E402
+from tests.support.sshd import CHACHA, Sshd, keygen
 
 SIZE = 16 << 20
 # (library label, cipher, mac): the MAC is ignored by the AEAD ciphers

@@ -20,7 +20,7 @@ for Poly1305-AES (the default backend: its cost is the AES call).
 """
 import pytest
 
-from conftest import params, run_case
+from benchmarks.conftest import params, run_case
 
 
 @pytest.mark.parametrize("case,backend,size",

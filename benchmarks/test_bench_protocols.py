@@ -31,7 +31,7 @@ import os
 
 import pytest
 
-from conftest import calibrate
+from benchmarks.conftest import calibrate
 
 import poly1305x
 from poly1305x._tools import _bench

@@ -15,7 +15,7 @@ Groups (extra_info: library, operation, size, as the other files):
   "asyncssh" without.  One connection per mode, its key exchange outside the
   timing; three rounds each.
 * ``asyncssh-sshd-stream-64MiB``: the same read from OpenSSH's ``sshd``
-  (``head -c 67108864 /dev/zero``; tests/sshd.py, needs root and
+  (``head -c 67108864 /dev/zero``; tests/support/sshd.py, needs root and
   openssh-server): only the client side changes.
 
 ``python benchmarks/report.py out.json`` prints the ratios; or run
@@ -24,11 +24,10 @@ Groups (extra_info: library, operation, size, as the other files):
 import asyncio
 import os
 import subprocess
-import sys
 
 import pytest
 
-from conftest import calibrate
+from benchmarks.conftest import calibrate
 from poly1305x import openssh
 
 asyncssh = pytest.importorskip("asyncssh")
@@ -154,11 +153,10 @@ def test_asyncssh_stream(benchmark, library):
 
 @pytest.fixture(scope="module")
 def sshd_peer(tmp_path_factory):
-    """OpenSSH's sshd (tests/sshd.py) and a client key it accepts."""
+    """OpenSSH's sshd (tests/support/sshd.py) and a client key it accepts."""
     if os.geteuid() != 0 or not os.path.exists("/usr/sbin/sshd"):
         pytest.skip("needs root and openssh-server")
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "tests"))
-    from sshd import Sshd
+    from tests.support.sshd import Sshd
     root = tmp_path_factory.mktemp("sshd")
     key = root / "id_ed25519"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True,

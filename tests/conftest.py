@@ -1,15 +1,10 @@
 """Shared fixtures: every test that takes `backend` runs once per kernel
 backend usable on this CPU (and once per emulated test backend, when the
 SIMDe test build is installed)."""
-import os
-import sys
-
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
-
-import poly1305x  # noqa: E402
-from poly1305x._core import _dispatch  # noqa: E402
+import poly1305x
+from poly1305x._core import _dispatch
 
 ALL_BACKENDS = poly1305x.backends() + _dispatch.emulated_backends()
 

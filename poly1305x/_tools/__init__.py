@@ -1,3 +1,3 @@
 """Tooling: the self-test, the benchmark harness and its report, behind
 ``python -m poly1305x`` and ``benchmarks/``.  The library never imports this
-package (tests/test_layers.py checks it)."""
+package (tests/packaging/test_layers.py checks it)."""

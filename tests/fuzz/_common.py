@@ -1,16 +1,12 @@
-"""Shared by the fuzz targets: import paths and the backend list.
+"""Shared by the fuzz targets: the backend list and the input reader.
 
 Every target is a module with ``TestOneInput(data: bytes)`` (raises on a
-finding) and a ``main()`` that hands it to atheris (libFuzzer).  Without
-atheris, ``replay.py`` runs a corpus through the same function (the test
-suite does that under the sanitizer build)."""
-import os
+finding) and a ``main()`` that hands it to atheris (libFuzzer); it runs from
+the root of the tree as ``python -m tests.fuzz.fuzz_x`` (.ci/fuzz.sh), which
+is how it reaches tests.support.reference.  Without atheris,
+``python -m tests.fuzz.replay`` runs a corpus through the same function (the
+test suite does that under the sanitizer build)."""
 import sys
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-TESTS = os.path.dirname(HERE)
-if TESTS not in sys.path:
-    sys.path.insert(0, TESTS)            # tests/reference.py
 
 
 def backends():
@@ -20,12 +16,12 @@ def backends():
 
 
 def fuzz_main(test_one_input):
-    """Run under atheris: ``python fuzz_x.py [libFuzzer flags] [corpus dirs]``.
+    """Run under atheris: ``python -m tests.fuzz.fuzz_x [libFuzzer flags] [corpus dirs]``.
     Coverage feedback comes from the Python code already imported (the
     faces, poly1305x.openssh, the reference), instrumented here; the compiled
     kernels are not instrumented (no clang here), so they are checked by the
     differential oracles instead, and the corpus is replayed under ASan+UBSan
-    by tests/test_hardening_buffers.py in the sanitizer job."""
+    by tests/hardening/test_hardening_buffers.py in the sanitizer job."""
     import atheris
     atheris.instrument_all()
     atheris.Setup(sys.argv, test_one_input)

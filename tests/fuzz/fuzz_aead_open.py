@@ -9,10 +9,7 @@ lengths, then a list of mutations (position, xor mask / truncation /
 extension); mode 3 feeds the raw input as the ciphertext instead.  Sealing
 uses cryptography / pycryptodome, not poly1305x.
 """
-try:
-    from _common import Input, backends, fuzz_main
-except ImportError:
-    from ._common import Input, backends, fuzz_main
+from tests.fuzz._common import Input, backends, fuzz_main
 
 import poly1305x
 from poly1305x import ChaCha20_Poly1305, InvalidTag

@@ -10,10 +10,7 @@ mutated rounds field cannot stall the run.
 """
 import base64
 
-try:
-    from _common import Input, fuzz_main
-except ImportError:
-    from ._common import Input, fuzz_main
+from tests.fuzz._common import Input, fuzz_main
 
 from poly1305x import openssh      # must import: the CI fuzz job fails without it
 

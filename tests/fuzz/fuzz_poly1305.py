@@ -1,22 +1,19 @@
 """Fuzz target: Poly1305 with random chunking, buffer types and alignments on
-every backend, against the big-integer reference (tests/reference.py).
+every backend, against the big-integer reference (tests/support/reference.py).
 
 Input layout: backend, face, key (32), a list of chunk lengths, then the
 message.  Any difference from the reference, or any exception, is a finding.
 """
 import sys
 
-try:
-    from _common import Input, backends, fuzz_main
-except ImportError:  # imported as tests.fuzz.fuzz_poly1305
-    from ._common import Input, backends, fuzz_main
+from tests.fuzz._common import Input, backends, fuzz_main
 
 import poly1305x
 from poly1305x import ChaCha20
 from poly1305x import Poly1305 as PolyFace
 from poly1305x._core import _engine
 from poly1305x.mac import Poly1305
-from reference import poly1305 as ref_poly1305
+from tests.support.reference import poly1305 as ref_poly1305
 
 BACKENDS = backends()
 MAX_MSG = 4096

@@ -1,14 +1,13 @@
-"""Run corpus files through a fuzz target without atheris:
-``python tests/fuzz/replay.py poly1305 [files or dirs...]`` (default: the
-target's seed corpus).  Exit status 1 on the first failing input, whose path
-is printed.  Used by tests/test_hardening_buffers.py and for coverage figures
-(``coverage run tests/fuzz/replay.py ...``)."""
+"""Run corpus files through a fuzz target without atheris, from the root of
+the tree: ``python -m tests.fuzz.replay poly1305 [files or dirs...]``
+(default: the target's seed corpus).  Exit status 1 on the first failing
+input, whose path is printed.  Used by tests/hardening/test_hardening_buffers.py
+and for coverage figures (``coverage run -m tests.fuzz.replay ...``)."""
 import importlib
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 
 
 def files(paths):
@@ -21,7 +20,7 @@ def files(paths):
 
 
 def replay(target, paths=None):
-    mod = importlib.import_module(f"fuzz_{target}")
+    mod = importlib.import_module(f"tests.fuzz.fuzz_{target}")
     paths = paths or [os.path.join(HERE, "corpus", target)]
     n = 0
     for path in files(paths):

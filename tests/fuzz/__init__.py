@@ -1,0 +1,1 @@
+"""Fuzz targets (atheris), their seed corpora and the replay driver; see _common.py."""

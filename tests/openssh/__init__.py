@@ -1,0 +1,1 @@
+"""Tests of poly1305x.openssh: key files, packets, cryptography's loader, hostile keys."""

@@ -1,0 +1,200 @@
+"""The package's layers, as the tree shows them (docs/architecture.md):
+faces and integrations (poly1305x/) -> engine (poly1305x/_core/_engine) ->
+dispatcher (poly1305x/_core/_dispatch) -> kernels (poly1305x/_kernels/), each
+importing only from the layers below it, and the backends as one registry of
+plain data (poly1305x/_kernels/_registry.py) that the build, the dispatcher
+and the checks read."""
+import pathlib
+import re
+import runpy
+
+import pytest
+
+from poly1305x._core import _dispatch
+from poly1305x._kernels import _portable
+from poly1305x._kernels import _registry
+
+# The sources, from the checkout these tests belong to (a wheel holds no
+# .pyx/.pxi/.pxd/.h).
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PKG = ROOT / "poly1305x"
+SOURCES = (".py", ".pyx", ".pxd", ".pxi", ".h")
+IMPORT = re.compile(r"^\s*(?:from|cimport|import)\s+(poly1305x(?:\.\w+)*)", re.M)
+
+
+def _imports(path):
+    return set(IMPORT.findall(path.read_text(encoding="utf-8")))
+
+
+def _files(sub, pattern="*"):
+    return sorted(p for p in (PKG / sub).glob(pattern) if p.suffix in SOURCES)
+
+
+def test_package_root_holds_no_engine_or_kernel_source():
+    stray = sorted(p.name for p in PKG.iterdir() if p.suffix in (".pyx", ".pxi", ".pxd", ".h"))
+    assert stray == [], stray
+
+
+def test_kernels_import_nothing_above_them():
+    files = _files("_kernels")
+    assert any(p.name == "_portable.pyx" for p in files)
+    for path in files:
+        above = {m for m in _imports(path) if not m.startswith("poly1305x._kernels")}
+        assert not above, (path.name, above)
+
+
+def test_dispatcher_imports_only_kernels():
+    for path in _files("_core", "_dispatch.*"):
+        above = {m for m in _imports(path)
+                 if not m.startswith(("poly1305x._kernels", "poly1305x._core._dispatch"))}
+        assert not above, (path.name, above)
+
+
+def test_engine_imports_only_below_it():
+    # _errors is the leaf of exception classes (and their shared texts) that
+    # every layer above the dispatcher raises.
+    for path in _files("_core"):
+        above = {m for m in _imports(path)
+                 if not m.startswith(("poly1305x._kernels", "poly1305x._core", "poly1305x._errors"))}
+        assert not above, (path.name, above)
+
+
+def test_nothing_calls_up_into_a_face_or_writes_engine_state():
+    sources = {p: p.read_text(encoding="utf-8") for p in PKG.rglob("*") if p.suffix in SOURCES}
+    for path, text in sources.items():
+        assert "set_poly1305_new_other" not in text, path
+        if path.parent == PKG:                         # the faces and integrations
+            assert not re.search(r"_engine\.\w+\s*(\[[^]]*\])?\s*=[^=]", text), path
+            assert "chacha20_modules" not in text, path
+
+
+def test_face_modules_hold_no_checks():
+    """pycryptodome's checks and messages are the engine face's, written once."""
+    for name in ("ChaCha20.py", "ChaCha20_Poly1305.py", "Poly1305.py"):
+        text = (PKG / name).read_text(encoding="utf-8")
+        assert "raise " not in text, name
+
+
+# ---------------------------------------------------------------------------
+# The backend registry
+# ---------------------------------------------------------------------------
+
+KEYS = {"name", "features", "module", "table", "target", "cflags", "msvc", "isa", "probe",
+        "switch", "opt_in", "emulated", "int128"}
+
+
+def test_registry_is_plain_data():
+    data = runpy.run_path(str(PKG / "_kernels" / "_registry.py"))["BACKENDS"]
+    assert data == _registry.BACKENDS
+    names = [b["name"] for b in data]
+    assert len(set(names)) == len(names)
+    for b in data:
+        assert set(b) == KEYS, b["name"]
+        assert b["isa"] in ("baseline", "avx2", "avx512")
+        assert b["module"].startswith("poly1305x._kernels.")
+        assert (b["probe"] is None) == (not b["cflags"]), b["name"]
+    assert "import" not in (PKG / "_kernels" / "_registry.py").read_text(
+        encoding="utf-8").split('"""')[-1]
+
+
+def test_dispatcher_reads_the_registry():
+    ranked = [b["name"] for b in _registry.BACKENDS if not b["emulated"]]
+    if not _portable.HAVE_INT128:
+        i = ranked.index("portable")
+        ranked[i], ranked[i + 1] = ranked[i + 1], ranked[i]
+    emulated = [b["name"] for b in _registry.BACKENDS if b["emulated"]]
+    assert _dispatch.all_backends() == ranked + emulated
+    assert [b[2] for b in _dispatch.BACKENDS + _dispatch.EMULATED] == [
+        next(r["module"] for r in _registry.BACKENDS if r["name"] == b[0])
+        for b in _dispatch.BACKENDS + _dispatch.EMULATED]
+
+
+@pytest.mark.parametrize("name", ["setup.py", "noxfile.py", ".ci/aarch64.sh"])
+def test_build_and_checks_name_no_backend_themselves(name):
+    """The ISA flags, probes and backend lists live in the registry only."""
+    text = (ROOT / name).read_text(encoding="utf-8")
+    assert "_registry.py" in text or "_registry import" in text
+    for b in _registry.BACKENDS:
+        for flag in b["cflags"]:
+            assert f'"{flag}"' not in text, (name, flag)
+    assert "'portable', 'portable26'" not in text and '"portable26"' not in text
+
+
+def test_powers_layout_is_one_enum():
+    """The words of the powers-of-r cache each vector kernel owns are defined
+    once (_kernels/_powers.h, with compile-time checks), not in the kernels."""
+    header = (PKG / "_kernels" / "_powers.h").read_text(encoding="utf-8")
+    assert "P1305X_POWERS_END <= P1305X_POWERS_WORDS" in header
+    for path in _files("_kernels", "*.pxi"):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"P1305X_\w+_(POWERS|READY)\s*=", text), path.name
+
+
+def test_gil_threshold_rule_is_written_once():
+    """Every call over a caller's buffers releases the GIL by one helper
+    (nogil_for / regain in _core/_engine.pxd), not by its own branch."""
+    uses = {p.relative_to(PKG).as_posix() for p in PKG.rglob("*")
+            if p.suffix in SOURCES and re.search(r">=\s*GIL_THRESHOLD",
+                                                 p.read_text(encoding="utf-8"))}
+    assert uses == {"_core/_engine.pxd"}, uses
+
+
+def test_every_vector_file_names_its_source():
+    """Every file in tests/vectors/ (whatever its suffix) has a README row with
+    its source, a commit or release, and the test modules that read it, which
+    exist and name the file."""
+    vectors = ROOT / "tests" / "vectors"
+    readme = (vectors / "README.md").read_text(encoding="utf-8")
+    files = sorted(p.name for p in vectors.iterdir() if p.name != "README.md")
+    assert files
+    for name in files:
+        rows = [line for line in readme.splitlines() if line.startswith(f"| `{name}` |")]
+        assert rows, f"tests/vectors/README.md does not name {name}"
+        cells = [c.strip() for c in rows[0].strip().strip("|").split("|")]
+        assert len(cells) == 4 and cells[1], f"{name}: no source"
+        assert re.search(r"\b[0-9a-f]{40}\b|release", cells[2]), f"{name}: no commit or release"
+        readers = re.findall(r"`([^`]+\.py)`", cells[3])
+        assert readers, f"{name}: no test module named as its reader"
+        for reader in readers:
+            path = ROOT / "tests" / reader
+            assert path.is_file(), f"{name}: read by tests/{reader}, which does not exist"
+            assert name in path.read_text(encoding="utf-8"), f"tests/{reader} does not read {name}"
+
+
+def test_the_library_never_imports_the_tooling():
+    """poly1305x._tools (self-test, bench, report, plot) is reached only from
+    the command line (poly1305x/__main__.py) and benchmarks/."""
+    for path in PKG.rglob("*"):
+        if path.suffix not in SOURCES or "_tools" in path.parts or path.name == "__main__.py":
+            continue
+        assert not {m for m in _imports(path) if m.startswith("poly1305x._tools")}, path
+
+
+def test_the_cpu_is_probed_in_one_place():
+    """Only the dispatcher reads the CPU probe (_cpu.h); the kernel modules
+    take what it decides (the portable ChaCha20's step included)."""
+    readers = {p.relative_to(PKG).as_posix() for p in PKG.rglob("*")
+               if p.suffix in (".pyx", ".pxi", ".pxd", ".py")
+               and "p1305x_cpuid" in p.read_text(encoding="utf-8")}
+    assert readers == {"_core/_dispatch.pyx"}, readers
+
+
+def test_no_module_over_500_lines():
+    long = {p.relative_to(PKG).as_posix(): n for p in PKG.rglob("*")
+            if p.suffix in (".py", ".pyx", ".pxi")
+            for n in [len(p.read_text(encoding="utf-8").splitlines())] if n > 500}
+    assert not long, long
+
+
+def test_every_switch_runs_on_the_one_swap_helper():
+    """install() and every use_with_* swap and restore through poly1305x._swap."""
+    switches = {}
+    for path in PKG.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        names = re.findall(r"^def (install|use_with_\w+)\(", text, re.M)
+        if names:
+            switches[path.relative_to(PKG).as_posix()] = names
+    assert len([n for ns in switches.values() for n in ns]) >= 6, switches
+    for rel in switches:
+        text = (PKG / rel).read_text(encoding="utf-8")
+        assert "from poly1305x._swap import" in text and "Switch()" in text, rel

@@ -1,0 +1,59 @@
+"""Small helpers shared by the test modules (``from tests.support.helpers
+import ...``)."""
+import threading
+
+
+def h(s):
+    """bytes from a hex string (spaces allowed, as vectors are printed)."""
+    return bytes.fromhex(s.replace(" ", ""))
+
+
+def chunks(data, rng, maxlen=3000):
+    """data cut at random points into pieces of 0..maxlen bytes (empty pieces
+    included), for one-shot-equals-streaming checks."""
+    i = 0
+    while i < len(data):
+        n = rng.randint(0, maxlen)
+        yield data[i:i + n]
+        i += n
+
+
+def flipped(data, i, mask=0x01):
+    """data with byte i XORed with mask (a tamper-loop step)."""
+    bad = bytearray(data)
+    bad[i] ^= mask
+    return bytes(bad)
+
+
+def run_threads(target, n):
+    """target(0) .. target(n - 1), each on its own thread, started together (a
+    barrier); returns their results in thread order once all have finished,
+    and re-raises the first exception a thread raised."""
+    barrier = threading.Barrier(n)
+    results = [None] * n
+    errors = []
+
+    def body(i):
+        try:
+            barrier.wait()
+            results[i] = target(i)
+        except BaseException as exc:       # reported below, on the caller's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=body, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
+def ssh_keygen(*args):
+    """Run OpenSSH's ssh-keygen with args; a failure fails the test (with its
+    stderr).  Returns the CompletedProcess."""
+    import subprocess
+    r = subprocess.run(["ssh-keygen", *args], capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return r

@@ -1,0 +1,53 @@
+"""pytest plugin for tests/support/peer_sdist.py: plug poly1305x into a peer library
+before its own test suite is collected, count the calls that reach
+poly1305x, and write the counts to $POLY1305X_PEER_REPORT at the end.
+
+$POLY1305X_PEER says which integration:
+
+* ``rfc9180``: ``poly1305x.hpke.use_with_rfc9180()``;
+* ``rfc9420``: every ``DefaultCryptoProvider(suite)`` the suite creates is a
+  ``poly1305x.mls.CryptoProvider`` wrapping rfc9420's own provider.
+"""
+import json
+import os
+
+from poly1305x import hpke, mls
+
+COUNTS = {"aead_objects": 0, "mls_seal": 0, "mls_open": 0, "mls_hpke": 0}
+
+
+def _counted(counter, fn):
+    def wrapper(*args):
+        COUNTS[counter] += 1
+        return fn(*args)
+    return wrapper
+
+
+def pytest_configure(config):
+    peer = os.environ["POLY1305X_PEER"]
+    if peer == "rfc9180":
+        hpke._AEAD = _counted("aead_objects", hpke._AEAD)
+        hpke.use_with_rfc9180()
+    elif peer == "rfc9420":
+        import rfc9420
+        import rfc9420.backends
+        import rfc9420.backends.crypto
+        import rfc9420.backends.crypto.default_hpke as default_hpke
+
+        original = default_hpke.DefaultCryptoProvider
+
+        def provider(suite_id=original.__init__.__defaults__[0]):
+            return mls.CryptoProvider(suite_id, base=original(suite_id))
+
+        for module in (default_hpke, rfc9420, rfc9420.backends, rfc9420.backends.crypto):
+            module.DefaultCryptoProvider = provider
+        mls._seal = _counted("mls_seal", mls._seal)
+        mls._open = _counted("mls_open", mls._open)
+        mls._AEAD = _counted("mls_hpke", mls._AEAD)
+    else:
+        raise ValueError(f"POLY1305X_PEER: unknown peer {peer!r}")
+
+
+def pytest_unconfigure(config):
+    with open(os.environ["POLY1305X_PEER_REPORT"], "w") as f:
+        json.dump(COUNTS, f)
