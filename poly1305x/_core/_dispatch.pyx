@@ -117,8 +117,8 @@ def _ranked(entries, bint have_int128):
 BACKENDS = tuple((b["name"], tuple(b["features"]), b["module"], b["table"])
                  for b in _ranked(_REGISTRY, HAVE_INT128) if not b["emulated"])
 
-# Test-only backends (the AVX-512 kernels built against SIMDe, setup.py's
-# POLY1305X_SIMDE=1): never chosen by default and not in backends();
+# Test-only backends (the AVX-512 kernels and the NEON Poly1305 built against
+# SIMDe, setup.py's POLY1305X_SIMDE=1): never chosen by default and not in backends();
 # selectable by name.
 EMULATED = tuple((b["name"], tuple(b["features"]), b["module"], b["table"])
                  for b in _REGISTRY if b["emulated"])
@@ -190,8 +190,9 @@ def all_backends():
 
 
 def emulated_backends():
-    """Test-only backends built into this install (the AVX-512 kernels under
-    SIMDe): they check the vector arithmetic on CPUs that lack it, slowly."""
+    """Test-only backends built into this install (the AVX-512 kernels and
+    aarch64's NEON Poly1305 under SIMDe): they check the vector arithmetic on
+    CPUs that lack it, slowly."""
     return [name for name, needs, modname, _ in EMULATED
             if all(f in _FEATURES for f in needs) and importlib.util.find_spec(modname)]
 
