@@ -118,8 +118,8 @@ BACKENDS = tuple((b["name"], tuple(b["features"]), b["module"], b["table"])
                  for b in _ranked(_REGISTRY, HAVE_INT128) if not b["emulated"])
 
 # Test-only backends (the AVX-512 kernels and the NEON Poly1305 built against
-# SIMDe, setup.py's POLY1305X_SIMDE=1): never chosen by default and not in backends();
-# selectable by name.
+# SIMDe, setup.py's POLY1305X_SIMDE=1): never chosen by default and not in
+# backends(); selectable by name.
 EMULATED = tuple((b["name"], tuple(b["features"]), b["module"], b["table"])
                  for b in _REGISTRY if b["emulated"])
 
