@@ -4,7 +4,8 @@
 # ChaCha20 and ChaCha20-Poly1305 known-answer and differential tests (RFC 8439,
 # the XChaCha draft, Wycheproof, the big-integer reference, pycryptodome and
 # cryptography), on every backend the aarch64 build has; it also checks that
-# the build's portable Poly1305 is the NEON kernel (POLY_KIND).
+# the build's portable Poly1305 is the NEON kernel (POLY_KIND), for one
+# message and for a batch (POLY_LANES_KIND: two messages at once).
 #
 # Prints one line of its own on stdout, `aarch64: N passed, N failed` (each
 # self-test backend line counts as one test), and exits non-zero unless N
@@ -39,7 +40,8 @@ VENV=$CACHE/venv-$PYV
 # The tests that run under emulation (a few minutes in all).
 TESTS=(tests/core/test_poly1305.py tests/core/test_chacha20.py tests/core/test_aead.py
        tests/kernels/test_chacha20_multiblock.py tests/kernels/test_chacha20_kernels.py
-       tests/kernels/test_poly1305_kernels.py tests/kernels/test_poly1305_neon.py tests/core/test_aead_batch.py)
+       tests/kernels/test_poly1305_kernels.py tests/kernels/test_poly1305_neon.py tests/core/test_aead_batch.py
+       tests/kernels/test_poly1305_neon_lanes.py)
 # Their third-party imports (aarch64 or pure-Python wheels from PyPI).
 REQS=("pytest>=7" "hypothesis>=6" "cryptography>=47" "pycryptodome>=3.20" "numpy")
 
@@ -190,10 +192,11 @@ grep -q '^PASS' "$work/selftest.out" || failed=$((failed + 1))
 if "$VENV/bin/python" -c "import poly1305x, poly1305x._kernels._portable as p
 assert p.VEC_KIND == 'gnu-vector', p.VEC_KIND
 assert p.POLY_KIND == 'neon-2x26' and p.HAVE_NEON_POLY, p.POLY_KIND
+assert p.POLY_LANES_KIND == 'neon-2x26-lanes', p.POLY_LANES_KIND
 from poly1305x._kernels._registry import BACKENDS    # the backends of every target
 want = [b['name'] for b in BACKENDS if b['target'] is None and not b['emulated']]
 assert poly1305x.backends() == want, (poly1305x.backends(), want)
-print('aarch64 build:', p.VEC_KIND, p.POLY_KIND, poly1305x.backends())" >>"$LOG" 2>&1; then
+print('aarch64 build:', p.VEC_KIND, p.POLY_KIND, p.POLY_LANES_KIND, poly1305x.backends())" >>"$LOG" 2>&1; then
     passed=$((passed + 1))
 else
     failed=$((failed + 1))

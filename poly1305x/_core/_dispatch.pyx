@@ -12,6 +12,7 @@ import threading
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.string cimport memcpy, memset
 
 from poly1305x._kernels._common cimport (
@@ -116,9 +117,9 @@ def _ranked(entries, bint have_int128):
 BACKENDS = tuple((b["name"], tuple(b["features"]), b["module"], b["table"])
                  for b in _ranked(_REGISTRY, HAVE_INT128) if not b["emulated"])
 
-# Test-only backends (the AVX-512 kernels built against SIMDe, setup.py's
-# POLY1305X_SIMDE=1): never chosen by default and not in backends();
-# selectable by name.
+# Test-only backends (the AVX-512 kernels and the NEON Poly1305 built against
+# SIMDe, setup.py's POLY1305X_SIMDE=1): never chosen by default and not in
+# backends(); selectable by name.
 EMULATED = tuple((b["name"], tuple(b["features"]), b["module"], b["table"])
                  for b in _REGISTRY if b["emulated"])
 
@@ -189,8 +190,9 @@ def all_backends():
 
 
 def emulated_backends():
-    """Test-only backends built into this install (the AVX-512 kernels under
-    SIMDe): they check the vector arithmetic on CPUs that lack it, slowly."""
+    """Test-only backends built into this install (the AVX-512 kernels and
+    aarch64's NEON Poly1305 under SIMDe): they check the vector arithmetic on
+    CPUs that lack it, slowly."""
     return [name for name, needs, modname, _ in EMULATED
             if all(f in _FEATURES for f in needs) and importlib.util.find_spec(modname)]
 
@@ -354,6 +356,41 @@ def kernel_chacha20_xor(str name, bytes key, bytes nonce, data, uint32_t counter
     if first < n:
         k.chacha20_xor(state, s + 64 * first, o + 64 * first, n - first)
     return bytes(out)
+
+
+def kernel_poly1305_lanes(str name, keys, msgs):
+    """[tag of msgs[j] under keys[j]] from backend ``name``'s multi-buffer
+    Poly1305 (its poly1305_lanes entry), all messages in one call.  Each key
+    is 32 bytes; each message whole 16-byte blocks, every one with the 2^128
+    bit (as RFC 8439's padded MAC input is), so the tags are Poly1305's.  For
+    tests of each kernel."""
+    cdef const kernel_table* k = kernels_named(name)
+    keys = [bytes(x) for x in keys]
+    msgs = [bytes(x) for x in msgs]
+    if len(keys) != len(msgs) or any(len(x) != 32 for x in keys) or \
+            any(len(x) % 16 or len(x) >= (1 << 36) for x in msgs):
+        raise ValueError("one 32-byte key a message, and messages of whole 16-byte blocks")
+    cdef size_t n = len(keys), j
+    out = bytearray(16 * n + 1)
+    cdef uint8_t* t = out
+    cdef const uint8_t** kp = <const uint8_t**>PyMem_Malloc((2 * n + 1) * sizeof(void*))
+    cdef uint8_t** tp = <uint8_t**>PyMem_Malloc((n + 1) * sizeof(void*))
+    cdef uint32_t* nb = <uint32_t*>PyMem_Malloc((n + 1) * sizeof(uint32_t))
+    try:
+        if kp == NULL or tp == NULL or nb == NULL:
+            raise MemoryError()
+        for j in range(n):
+            kp[j] = <const uint8_t*><bytes>keys[j]
+            kp[n + j] = <const uint8_t*><bytes>msgs[j]
+            nb[j] = <uint32_t>(len(msgs[j]) // 16)
+            tp[j] = t + 16 * j
+        with nogil:
+            k.poly1305_lanes(kp, kp + n, nb, tp, n)
+    finally:
+        PyMem_Free(kp)
+        PyMem_Free(tp)
+        PyMem_Free(nb)
+    return [bytes(out[16 * j:16 * j + 16]) for j in range(n)]
 
 
 def _select_at_import():

@@ -8,17 +8,19 @@
  * The multiply is 32x32 -> 64 per lane (UMULL / UMLAL on NEON).  Only the
  * handful of operations the kernel needs is here: set, add, x5, multiply(-add)
  * lane by lane or by element, shift/mask by 26, narrow to 32 bits, a
- * horizontal sum, and the load of two consecutive 16-byte blocks as five
- * limbs per lane.
+ * horizontal sum, one lane's value, and the load of two 16-byte blocks (two
+ * consecutive ones, or one from each of two messages) as five limbs per lane.
  *
  * On aarch64 (little-endian) NEON is the baseline ISA: no -m flag and no
  * run-time check, and P1305X_HAVE_NEON_POLY is 1.  Elsewhere
  * P1305X_HAVE_NEON_POLY is 0, the portable backend keeps the scalar base-2^64
  * loop, and the same names are plain C on two-element structs only so that
- * _portable.pyx compiles: the kernel built on them is never referenced, so
- * the compiler drops it.  Defining POLY1305X_LANES2_EMULATE (a development
- * aid, not a supported build) makes the portable backend use the 2-lane kernel
- * on those structs, so its arithmetic can be exercised on any host.
+ * _portable.pyx compiles: the kernels built on them are never referenced, so
+ * the compiler drops them.  Defining POLY1305X_LANES2_EMULATE (a development
+ * aid, not a supported build) makes the portable backend use the 2-lane
+ * kernels (one message, and a batch) on those structs, so their arithmetic can
+ * be exercised on any host.  POLY1305X_NEON_SIMDE (the test-only neon-emu
+ * module) compiles the NEON branch itself against SIMDe's NEON on x86-64.
  *
  * Nothing here branches on data. */
 #ifndef POLY1305X_NEON_H
@@ -32,9 +34,17 @@
 #define P1305X_N_INLINE static inline
 #endif
 
-#if defined(__aarch64__) && defined(__ARM_NEON) && !defined(POLY1305X_NO_NEON) && \
-    defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(POLY1305X_NEON_SIMDE) || \
+    (defined(__aarch64__) && defined(__ARM_NEON) && !defined(POLY1305X_NO_NEON) && \
+     defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+#ifdef POLY1305X_NEON_SIMDE
+/* The test-only neon-emu backend (_neon_emu.pyx): the same NEON code on
+ * SIMDe's implementations of the intrinsics, on an x86-64 host. */
+#define SIMDE_ENABLE_NATIVE_ALIASES
+#include <simde/arm/neon.h>
+#else
 #include <arm_neon.h>
+#endif
 #define P1305X_HAVE_NEON_POLY 1
 
 typedef uint32x2_t p1305x_n32;
@@ -84,22 +94,39 @@ P1305X_N_INLINE p1305x_n32 p1305x_n32_narrow(p1305x_n64 a) { return vmovn_u64(a)
 P1305X_N_INLINE uint64_t p1305x_n32_hsum(p1305x_n32 a) {
     return (uint64_t)vget_lane_u32(a, 0) + vget_lane_u32(a, 1);
 }
-/* Blocks m[0..16) (lane 0) and m[16..32) (lane 1) as five limbs per lane, with
- * hb (2^24 for full blocks, i.e. 2^128) added to limb 4: l0..l3 < 2^26,
- * l4 < 2^25.  vld2q deinterleaves the four 64-bit words: lo = both low
- * halves, hi = both high halves. */
+/* Two blocks, one a lane, given as their low (lo) and high (hi) 64-bit words,
+ * as five limbs per lane, with hb (2^24 for full blocks, i.e. 2^128) added to
+ * limb 4: l0..l3 < 2^26, l4 < 2^25.  The loads below are of bytes: an LD2 of
+ * 64-bit words (vld2q_u64) through a uint64_t pointer at an odd address is
+ * undefined in C, as SIMDe's emulation of it reports under UBSan. */
+P1305X_N_INLINE void p1305x_n32_split(uint64x2_t lo, uint64x2_t hi, uint32_t hb, p1305x_n32* l0,
+                                      p1305x_n32* l1, p1305x_n32* l2, p1305x_n32* l3,
+                                      p1305x_n32* l4) {
+    uint32x2_t mask = vdup_n_u32(0x3ffffff);
+    *l0 = vand_u32(vmovn_u64(lo), mask);
+    *l1 = vand_u32(vshrn_n_u64(lo, 26), mask);
+    *l2 = vand_u32(vmovn_u64(vorrq_u64(vshrq_n_u64(lo, 52), vshlq_n_u64(hi, 12))), mask);
+    *l3 = vand_u32(vshrn_n_u64(hi, 14), mask);
+    *l4 = vorr_u32(vmovn_u64(vshrq_n_u64(hi, 40)), vdup_n_u32(hb));
+}
+/* One block of each of two messages: m0[0..16) in lane 0, m1[0..16) in lane 1
+ * (the multi-buffer kernel, _poly1305_mb_neon.pxi).  Byte loads (m may have
+ * any alignment), then zip1/zip2 pair the low and the high words. */
+P1305X_N_INLINE void p1305x_n32_load_lanes(const uint8_t* m0, const uint8_t* m1, uint32_t hb,
+                                           p1305x_n32* l0, p1305x_n32* l1, p1305x_n32* l2,
+                                           p1305x_n32* l3, p1305x_n32* l4) {
+    uint64x2_t a = vreinterpretq_u64_u8(vld1q_u8(m0)), b = vreinterpretq_u64_u8(vld1q_u8(m1));
+    p1305x_n32_split(vzip1q_u64(a, b), vzip2q_u64(a, b), hb, l0, l1, l2, l3, l4);
+}
+/* Blocks m[0..16) (lane 0) and m[16..32) (lane 1): the one-message kernel. */
 P1305X_N_INLINE void p1305x_n32_load_blocks2(const uint8_t* m, uint32_t hb, p1305x_n32* l0,
                                              p1305x_n32* l1, p1305x_n32* l2,
                                              p1305x_n32* l3, p1305x_n32* l4) {
-    uint64x2x2_t w = vld2q_u64((const uint64_t*)(const void*)m);
-    uint32x2_t mask = vdup_n_u32(0x3ffffff);
-    *l0 = vand_u32(vmovn_u64(w.val[0]), mask);
-    *l1 = vand_u32(vshrn_n_u64(w.val[0], 26), mask);
-    *l2 = vand_u32(vmovn_u64(vorrq_u64(vshrq_n_u64(w.val[0], 52),
-                                       vshlq_n_u64(w.val[1], 12))), mask);
-    *l3 = vand_u32(vshrn_n_u64(w.val[1], 14), mask);
-    *l4 = vorr_u32(vmovn_u64(vshrq_n_u64(w.val[1], 40)), vdup_n_u32(hb));
+    p1305x_n32_load_lanes(m, m + 16, hb, l0, l1, l2, l3, l4);
 }
+/* One lane of a (a macro: the lane is an immediate). */
+#define p1305x_n32_lane0(a) vget_lane_u32((a), 0)
+#define p1305x_n32_lane1(a) vget_lane_u32((a), 1)
 
 #else /* ---- not aarch64: plain C on structs (unused unless emulating) ---- */
 #define P1305X_HAVE_NEON_POLY 0
@@ -166,12 +193,13 @@ P1305X_N_INLINE uint64_t p1305x_n_load64(const uint8_t* p) {
     for (i = 7; i >= 0; i--) v = (v << 8) | p[i];
     return v;
 }
-P1305X_N_INLINE void p1305x_n32_load_blocks2(const uint8_t* m, uint32_t hb, p1305x_n32* l0,
-                                             p1305x_n32* l1, p1305x_n32* l2,
-                                             p1305x_n32* l3, p1305x_n32* l4) {
+P1305X_N_INLINE void p1305x_n32_load_lanes(const uint8_t* m0, const uint8_t* m1, uint32_t hb,
+                                           p1305x_n32* l0, p1305x_n32* l1, p1305x_n32* l2,
+                                           p1305x_n32* l3, p1305x_n32* l4) {
     int j;
     for (j = 0; j < 2; j++) {
-        uint64_t lo = p1305x_n_load64(m + 16 * j), hi = p1305x_n_load64(m + 16 * j + 8);
+        const uint8_t* m = j ? m1 : m0;
+        uint64_t lo = p1305x_n_load64(m), hi = p1305x_n_load64(m + 8);
         l0->v[j] = (uint32_t)lo & 0x3ffffff;
         l1->v[j] = (uint32_t)(lo >> 26) & 0x3ffffff;
         l2->v[j] = (uint32_t)((lo >> 52) | (hi << 12)) & 0x3ffffff;
@@ -179,11 +207,21 @@ P1305X_N_INLINE void p1305x_n32_load_blocks2(const uint8_t* m, uint32_t hb, p130
         l4->v[j] = (uint32_t)(hi >> 40) | hb;
     }
 }
+P1305X_N_INLINE void p1305x_n32_load_blocks2(const uint8_t* m, uint32_t hb, p1305x_n32* l0,
+                                             p1305x_n32* l1, p1305x_n32* l2,
+                                             p1305x_n32* l3, p1305x_n32* l4) {
+    p1305x_n32_load_lanes(m, m + 16, hb, l0, l1, l2, l3, l4);
+}
+P1305X_N_INLINE uint32_t p1305x_n32_lane0(p1305x_n32 a) { return a.v[0]; }
+P1305X_N_INLINE uint32_t p1305x_n32_lane1(p1305x_n32 a) { return a.v[1]; }
 #endif
 
 /* The portable backend's Poly1305: the 2-lane kernel on aarch64 (or when
  * emulating), else the scalar base-2^64 loop. */
-#if P1305X_HAVE_NEON_POLY
+#if defined(POLY1305X_NEON_SIMDE)
+#define P1305X_POLY_KIND "neon-2x26-simde"
+#define P1305X_USE_LANES2 1
+#elif P1305X_HAVE_NEON_POLY
 #define P1305X_POLY_KIND "neon-2x26"
 #define P1305X_USE_LANES2 1
 #elif defined(POLY1305X_LANES2_EMULATE)

@@ -1,7 +1,7 @@
-# Poly1305 over many short messages, one after another on the one-message
-# kernels: the poly1305_lanes entry (see _kernel.pxd) of the portable
-# backends, which have no lane kernel of their own (not done: NEON 2 lanes);
-# included by _portable.pyx.  Each
+# Poly1305 over many short messages, one after another on the scalar loops:
+# the poly1305_lanes entry (see _kernel.pxd) of the scalar and portable26
+# backends, and of portable where it has no NEON (aarch64 has two messages at
+# once, _poly1305_mb_neon.pxi); included by _portable.pyx.  Each
 # message is whole 16-byte blocks with the 2^128 bit, as the RFC 8439 AEAD
 # pads its MAC input.
 from poly1305x._kernels._common cimport poly1305_finish, poly1305_init
@@ -14,12 +14,7 @@ cdef void poly1305_lanes_portable(const uint8_t* const* keys, const uint8_t* con
     cdef size_t j
     for j in range(nlanes):
         poly1305_init(&st, keys[j], keys[j] + 16)
-        if P1305X_USE_LANES2:
-            # aarch64: the portable table's own 2-lane NEON kernel (it hands
-            # short inputs to the scalar loop itself)
-            poly1305_blocks_lanes2(&st, msgs[j], nblocks[j], 1)
-        else:
-            poly1305_blocks_portable(&st, msgs[j], nblocks[j], 1)
+        poly1305_blocks_portable(&st, msgs[j], nblocks[j], 1)
         poly1305_finish(&st, tags[j])
     wipe(&st, sizeof(st))
 

@@ -17,6 +17,7 @@ from poly1305x._kernels._util cimport load32_le, load64_le, store32_le, store64_
 
 include "_poly1305_portable.pxi"
 include "_poly1305_neon.pxi"
+include "_poly1305_mb_neon.pxi"
 include "_chacha20_portable.pxi"
 
 
@@ -28,7 +29,8 @@ include "_poly1305_mb_portable.pxi"
 # Backend tables
 # ---------------------------------------------------------------------------
 # portable: what a CPU without our x86 SIMD modules gets; its Poly1305 is the
-# 2-lane NEON kernel on aarch64 and the scalar base-2^64 loop elsewhere.
+# 2-lane NEON kernel on aarch64 (a batch's tags: two messages at once, one a
+# lane) and the scalar base-2^64 loop elsewhere.
 # portable26: the same ChaCha20 with the 26-bit Poly1305 (compilers without a
 # 64x64->128 multiply).  scalar: no vector code at all (ChaCha20 in scalar
 # lanes, as MSVC builds it; the scalar base-2^64 Poly1305 everywhere).
@@ -40,7 +42,10 @@ else:
     TABLE_PORTABLE.poly1305_blocks = poly1305_blocks_portable
 TABLE_PORTABLE.chacha20_xor = chacha20_xor_vec4
 TABLE_PORTABLE.chacha20_lanes = chacha20_lanes_vec4
-TABLE_PORTABLE.poly1305_lanes = poly1305_lanes_portable
+if P1305X_USE_LANES2:
+    TABLE_PORTABLE.poly1305_lanes = poly1305_lanes_neon2
+else:
+    TABLE_PORTABLE.poly1305_lanes = poly1305_lanes_portable
 TABLE_PORTABLE.lanes_max_blocks = 5     # 256 B: longer, the 4 + 1 block steps win
 
 cdef kernel_table TABLE_PORTABLE26
@@ -95,6 +100,12 @@ HAVE_NEON_POLY = bool(P1305X_HAVE_NEON_POLY)
 #: limbs, aarch64) or "scalar-64" (the scalar base-2^64 loop, everywhere else);
 #: "lanes2-emulated" only in development builds with POLY1305X_LANES2_EMULATE.
 POLY_KIND = P1305X_POLY_KIND.decode()
+#: The ``portable`` backend's Poly1305 of a batch (its poly1305_lanes entry):
+#: "neon-2x26-lanes" (two messages at once, one a NEON lane: aarch64, and
+#: development builds with POLY1305X_LANES2_EMULATE) or "one-by-one" (each
+#: message on the one-message loop).
+POLY_LANES_KIND = ("neon-2x26-lanes" if TABLE_PORTABLE.poly1305_lanes == poly1305_lanes_neon2
+                   else "one-by-one")
 
 
 def kernel_tables():

@@ -66,6 +66,9 @@ _AVX512_PROBE = ("#include <immintrin.h>\nint main(void){__m512i a=_mm512_set1_e
 _SIMDE_PROBE = ("#define SIMDE_ENABLE_NATIVE_ALIASES\n#include <simde/x86/avx512.h>\n"
                 "int main(void){__m512i a=_mm512_set1_epi64(1);a=_mm512_rol_epi32(a,7);"
                 "return 0;}\n")
+_SIMDE_NEON_PROBE = ("#define SIMDE_ENABLE_NATIVE_ALIASES\n#include <simde/arm/neon.h>\n"
+                     "int main(void){uint32x4_t c=vdupq_n_u32(3);uint64x2_t a=vdupq_n_u64(1);"
+                     "a=vmlal_laneq_u32(a,vdup_n_u32(2),c,3);return (int)vgetq_lane_u64(a,0)-7;}\n")
 
 BACKENDS = (
     {"name": "avx512", "features": ("avx512f", "avx512vl", "avx512ifma"),
@@ -97,5 +100,12 @@ BACKENDS = (
      "module": "poly1305x._kernels._x86_avx512_emu", "table": "avx512", "target": "x86_64",
      "cflags": ("-mavx2", "-DPOLY1305X_SIMDE"), "msvc": ("/arch:AVX2", "/DPOLY1305X_SIMDE"),
      "isa": "avx2", "probe": _SIMDE_PROBE, "switch": None, "opt_in": "POLY1305X_SIMDE",
+     "emulated": True, "int128": False},
+    # portable's NEON Poly1305 kernels (aarch64) compiled against SIMDe's NEON,
+    # to check them on x86-64 hosts; never in a release wheel
+    {"name": "neon-emu", "features": (),
+     "module": "poly1305x._kernels._neon_emu", "table": "neon-emu", "target": "x86_64",
+     "cflags": ("-DPOLY1305X_NEON_SIMDE",), "msvc": ("/DPOLY1305X_NEON_SIMDE",),
+     "isa": "baseline", "probe": _SIMDE_NEON_PROBE, "switch": None, "opt_in": "POLY1305X_SIMDE",
      "emulated": True, "int128": False},
 )
