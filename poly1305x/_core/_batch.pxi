@@ -52,7 +52,8 @@ cdef struct batch_t:
     void* block              # the work block m, bufs and order are in (or NULL:
                              # the caller's stack)
     bint cached              # block is the module's cached one (batch_alloc)
-    bint held_any            # some buffer other than bytes was borrowed
+    bint held_any            # some buffer other than bytes was borrowed (and
+                             # then every buffer was marked not held first)
 
 
 
@@ -115,6 +116,56 @@ cdef inline void xor_bytes(uint8_t* dst, const uint8_t* a, const uint8_t* b,
         i += 1
 
 
+cdef inline void copy_pad16(uint8_t* dst, const uint8_t* src, size_t n) noexcept nogil:
+    """dst = src (n bytes), then zeros up to the next multiple of 16: a MAC
+    row's segment, 16 bytes a step without a libc call (the lengths here
+    are a few dozen bytes; src is never read past n)."""
+    cdef uint64_t x0, x1
+    cdef size_t i = 0
+    while i + 16 <= n:
+        memcpy(&x0, src + i, 8)
+        memcpy(&x1, src + i + 8, 8)
+        memcpy(dst + i, &x0, 8)
+        memcpy(dst + i + 8, &x1, 8)
+        i += 16
+    if i < n:
+        x0 = 0
+        memcpy(dst + i, &x0, 8)
+        memcpy(dst + i + 8, &x0, 8)
+        while i < n:
+            dst[i] = src[i]
+            i += 1
+
+
+cdef inline void xor_pad16(uint8_t* row, uint8_t* dst, const uint8_t* a, const uint8_t* b,
+                           size_t n) noexcept nogil:
+    """row = dst = a ^ b (n bytes), and row zero-padded up to the next
+    multiple of 16: the ciphertext into the output and the MAC row in one
+    pass."""
+    cdef uint64_t x0, x1, y0, y1
+    cdef size_t i = 0
+    while i + 16 <= n:
+        memcpy(&x0, a + i, 8)
+        memcpy(&x1, a + i + 8, 8)
+        memcpy(&y0, b + i, 8)
+        memcpy(&y1, b + i + 8, 8)
+        x0 ^= y0
+        x1 ^= y1
+        memcpy(dst + i, &x0, 8)
+        memcpy(dst + i + 8, &x1, 8)
+        memcpy(row + i, &x0, 8)
+        memcpy(row + i + 8, &x1, 8)
+        i += 16
+    if i < n:
+        x0 = 0
+        memcpy(row + i, &x0, 8)
+        memcpy(row + i + 8, &x0, 8)
+        while i < n:
+            dst[i] = a[i] ^ b[i]
+            row[i] = dst[i]
+            i += 1
+
+
 cdef void mb_finish(const kernel_table* k, bmsg_t* m, uint8_t* ks, bint seal) noexcept nogil:
     """One message of a group, its key stream (block 0 first) in ks: XOR and
     MAC (seal), or MAC, check and XOR (open, under the bad-tag rule of
@@ -158,8 +209,11 @@ cdef void mb_macs(const kernel_table* k, bmsg_t* m, const size_t* order, size_t 
                   bint seal, uint8_t* const* ks) noexcept nogil:
     """The group's MACs across lanes: each message's MAC input (aad, pad,
     ciphertext, pad, lengths) in a private buffer, tags by poly1305_lanes.
-    Open: the ciphertext is copied there once, MACed and decrypted from there
-    (the bad-tag rule of _aead.pxi)."""
+    Seal: the ciphertext is written to the output and that buffer in one
+    pass.  Open: the ciphertext is copied there once, MACed and decrypted
+    from there (the bad-tag rule of _aead.pxi).  The buffer only ever holds
+    public bytes (aad, ciphertext, lengths), so it is not wiped; the key
+    stream and the computed tags of an open are."""
     cdef uint8_t mac[MB_GROUP * MB_MAC]
     cdef uint8_t want[16 * MB_GROUP]
     cdef uint8_t mine[16 * MB_GROUP]
@@ -174,38 +228,33 @@ cdef void mb_macs(const kernel_table* k, bmsg_t* m, const size_t* order, size_t 
     for j in range(g):
         mj = &m[order[j]]
         n = mj.n
-        p = mac + used                   # rows back to back: one wipe at the end
+        p = mac + used                   # rows back to back
         a16 = pad16(mj.alen)
         n16 = pad16(n)
-        if mj.alen:
-            memcpy(p, mj.aad, mj.alen)
-        memset(p + mj.alen, 0, a16 - mj.alen)
+        copy_pad16(p, mj.aad, mj.alen)
         ct[j] = p + a16
         if seal:
-            xor_bytes(ct[j], mj.src, ks[j] + 64, n)
+            xor_pad16(ct[j], mj.dst, mj.src, ks[j] + 64, n)
             tags[j] = mj.dst + n
         else:
-            memcpy(ct[j], mj.src, n)
+            copy_pad16(ct[j], mj.src, n)
             memcpy(want + 16 * j, mj.src + n, 16)
             tags[j] = mine + 16 * j
-        memset(ct[j] + n, 0, n16 - n)
         p1305x_put_lengths(ct[j] + n16, mj.alen, n)
         msgs[j] = p
         keys[j] = ks[j]
         nbl[j] = <uint32_t>((a16 + n16 + 16) >> 4)
         used += 16 * nbl[j]
     k.poly1305_lanes(keys, msgs, nbl, tags, g)
+    if seal:
+        return                           # mac holds public bytes only: no wipe
     for j in range(g):
         mj = &m[order[j]]
-        if seal:
-            memcpy(mj.dst, ct[j], mj.n)
+        mj.ok = tags_equal(mine + 16 * j, want + 16 * j, 16)
+        if mj.ok:
+            xor_bytes(mj.dst, ct[j], ks[j] + 64, mj.n)
         else:
-            mj.ok = tags_equal(mine + 16 * j, want + 16 * j, 16)
-            if mj.ok:
-                xor_bytes(mj.dst, ct[j], ks[j] + 64, mj.n)
-            else:
-                memset(mj.dst, 0, mj.n)
-    wipe(mac, used)
+            memset(mj.dst, 0, mj.n)
     wipe(mine, sizeof(mine))
 
 
