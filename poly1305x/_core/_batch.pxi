@@ -77,8 +77,44 @@ cdef extern from *:
         }
     #endif
     }
+    /* 16 bytes: row = dst = a ^ b (xor2_16), row = a (copy16); one vector
+     * where the compiler has vector extensions (SSE2, NEON, VSX), two
+     * words else. */
+    #if defined(__GNUC__) || defined(__clang__)
+    typedef unsigned char p1305x_v16 __attribute__((vector_size(16)));
+    static inline void p1305x_xor2_16(unsigned char *row, unsigned char *dst,
+                                      const unsigned char *a, const unsigned char *b) {
+        p1305x_v16 x, y;
+        memcpy(&x, a, 16);
+        memcpy(&y, b, 16);
+        x ^= y;
+        memcpy(dst, &x, 16);
+        memcpy(row, &x, 16);
+    }
+    static inline void p1305x_copy16(unsigned char *row, const unsigned char *a) {
+        p1305x_v16 x;
+        memcpy(&x, a, 16);
+        memcpy(row, &x, 16);
+    }
+    #else
+    static inline void p1305x_xor2_16(unsigned char *row, unsigned char *dst,
+                                      const unsigned char *a, const unsigned char *b) {
+        unsigned long long x0, x1, y0, y1;
+        memcpy(&x0, a, 8); memcpy(&x1, a + 8, 8);
+        memcpy(&y0, b, 8); memcpy(&y1, b + 8, 8);
+        x0 ^= y0; x1 ^= y1;
+        memcpy(dst, &x0, 8); memcpy(dst + 8, &x1, 8);
+        memcpy(row, &x0, 8); memcpy(row + 8, &x1, 8);
+    }
+    static inline void p1305x_copy16(unsigned char *row, const unsigned char *a) {
+        memcpy(row, a, 16);
+    }
+    #endif
     """
     void p1305x_put_lengths(uint8_t* p, uint64_t a, uint64_t b) noexcept nogil
+    void p1305x_xor2_16(uint8_t* row, uint8_t* dst, const uint8_t* a,
+                        const uint8_t* b) noexcept nogil
+    void p1305x_copy16(uint8_t* row, const uint8_t* a) noexcept nogil
 
 
 cdef enum:
@@ -120,13 +156,10 @@ cdef inline void copy_pad16(uint8_t* dst, const uint8_t* src, size_t n) noexcept
     """dst = src (n bytes), then zeros up to the next multiple of 16: a MAC
     row's segment, 16 bytes a step without a libc call (the lengths here
     are a few dozen bytes; src is never read past n)."""
-    cdef uint64_t x0, x1
+    cdef uint64_t x0
     cdef size_t i = 0
     while i + 16 <= n:
-        memcpy(&x0, src + i, 8)
-        memcpy(&x1, src + i + 8, 8)
-        memcpy(dst + i, &x0, 8)
-        memcpy(dst + i + 8, &x1, 8)
+        p1305x_copy16(dst + i, src + i)
         i += 16
     if i < n:
         x0 = 0
@@ -142,19 +175,10 @@ cdef inline void xor_pad16(uint8_t* row, uint8_t* dst, const uint8_t* a, const u
     """row = dst = a ^ b (n bytes), and row zero-padded up to the next
     multiple of 16: the ciphertext into the output and the MAC row in one
     pass."""
-    cdef uint64_t x0, x1, y0, y1
+    cdef uint64_t x0
     cdef size_t i = 0
     while i + 16 <= n:
-        memcpy(&x0, a + i, 8)
-        memcpy(&x1, a + i + 8, 8)
-        memcpy(&y0, b + i, 8)
-        memcpy(&y1, b + i + 8, 8)
-        x0 ^= y0
-        x1 ^= y1
-        memcpy(dst + i, &x0, 8)
-        memcpy(dst + i + 8, &x1, 8)
-        memcpy(row + i, &x0, 8)
-        memcpy(row + i + 8, &x1, 8)
+        p1305x_xor2_16(row + i, dst + i, a + i, b + i)
         i += 16
     if i < n:
         x0 = 0
@@ -286,7 +310,17 @@ cdef void mb_group(const kernel_table* k, bmsg_t* m, const size_t* order, size_t
     cdef bmsg_t* mj
     for j in range(g):
         mj = &m[order[j]]
-        mb_state(&states[16 * j], mj)
+        if (j and mj.nonce_len == 12 and mj.key == m[order[j - 1]].key
+                and m[order[j - 1]].nonce_len == 12):
+            # the previous lane's key (the same one: a single-key batch):
+            # its first 12 words, then counter 0 and this nonce
+            memcpy(&states[16 * j], &states[16 * (j - 1)], 48)
+            states[16 * j + 12] = 0
+            states[16 * j + 13] = load32_le(mj.nonce)
+            states[16 * j + 14] = load32_le(mj.nonce + 4)
+            states[16 * j + 15] = load32_le(mj.nonce + 8)
+        else:
+            mb_state(&states[16 * j], mj)
         out[j] = ks + used               # rows back to back: one wipe at the end
         nb[j] = mb_blocks(mj.n)
         used += 64 * nb[j]
@@ -306,10 +340,12 @@ cdef void batch_run(const kernel_table* k, bmsg_t* m, size_t count, bint seal,
                     size_t* order) noexcept nogil:
     """Seal or open every message of the batch (open: m.ok is set from the
     tag; a message already marked bad, too short to hold a tag, is skipped).
-    order: room for count indices."""
+    order: room for count indices.  The short messages are sorted by block
+    count (a counting sort) unless they all have the same one."""
     cdef size_t start[MB_BLOCKS + 2]
     cdef size_t i, nshort = 0, g
-    cdef uint32_t b
+    cdef uint32_t b, first = 0
+    cdef bint mixed = False
     cdef uint32_t most = k.lanes_max_blocks if k.lanes_max_blocks < MB_BLOCKS else MB_BLOCKS
     if count == 1:
         if seal or m[0].ok:
@@ -320,19 +356,26 @@ cdef void batch_run(const kernel_table* k, bmsg_t* m, size_t count, bint seal,
         if not seal and not m[i].ok:
             continue
         if m[i].n <= MB_MAX and mb_blocks(m[i].n) <= most and k.chacha20_lanes != NULL:
-            start[mb_blocks(m[i].n) + 1] += 1
+            b = mb_blocks(m[i].n)
+            if nshort == 0:
+                first = b
+            elif b != first:
+                mixed = True
+            start[b + 1] += 1
+            order[nshort] = i            # in index order: the order when not mixed
             nshort += 1
         else:
             one_run(k, &m[i], seal)
     if not nshort:
         return
-    for b in range(1, MB_BLOCKS + 2):
-        start[b] += start[b - 1]
-    for i in range(count):
-        if (seal or m[i].ok) and m[i].n <= MB_MAX and mb_blocks(m[i].n) <= most:
-            b = mb_blocks(m[i].n)
-            order[start[b]] = i
-            start[b] += 1
+    if mixed:
+        for b in range(1, MB_BLOCKS + 2):
+            start[b] += start[b - 1]
+        for i in range(count):
+            if (seal or m[i].ok) and m[i].n <= MB_MAX and mb_blocks(m[i].n) <= most:
+                b = mb_blocks(m[i].n)
+                order[start[b]] = i
+                start[b] += 1
     i = 0
     while i < nshort:
         g = nshort - i
@@ -360,7 +403,7 @@ def _poly1305_lanes_tags(keys, msgs):
     cdef bytes out
     if k.poly1305_lanes == NULL:
         return None
-    if g > 64 or len(msgs) != g:
+    if g > 64 or <size_t>len(msgs) != g:
         raise ValueError("at most 64 keys, one message each")
     keys = [bytes(x) for x in keys]
     msgs = [bytes(x) for x in msgs]
