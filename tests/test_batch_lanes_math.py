@@ -1,8 +1,10 @@
-"""The Poly1305 lanes of the batch AEAD (kernel_table.poly1305_lanes) with
-chosen one-time keys, on every backend: the final reduction when the
-accumulator is p or more (r = 1 and blocks of 0xff: h = 2^130 - 2 and up)
-and s carrying past 2^128, which the AEAD's derived keys never reach in a
-test.  Checked against cryptography's one-message Poly1305."""
+"""The batch AEAD's arithmetic and bookkeeping.  The Poly1305 lanes
+(kernel_table.poly1305_lanes) with chosen one-time keys, on every backend:
+the final reduction when the accumulator is p or more (r = 1 and blocks of
+0xff: h = 2^130 - 2 and up) and s carrying past 2^128, which the AEAD's
+derived keys never reach in a test, checked against cryptography's
+one-message Poly1305.  The check for a repeated nonce at the sizes where its
+table moves from the stack to the heap."""
 import random
 
 import pytest
@@ -59,3 +61,22 @@ def test_random_keys_and_lengths(backend):
         keys = [rng.randbytes(32) for _ in range(count)]
         msgs = [rng.randbytes(16 * rng.randrange(0, 70)) for _ in range(count)]
         assert lanes_or_skip(keys, msgs) == [reference(k, m) for k, m in zip(keys, msgs)]
+
+
+@pytest.mark.parametrize("count", [2, 9, 64, 256, 257, 1000])
+@pytest.mark.parametrize("nonce_len", [12, 24])
+def test_repeated_nonce_found_at_any_size(count, nonce_len):
+    """The repeat check (its table on the stack up to 256 messages, on the
+    heap past that): nonces that differ only past their first 8 bytes are
+    distinct, a repeat anywhere is found and named by its later index."""
+    from poly1305x.aead import ChaCha20Poly1305, XChaCha20Poly1305
+    a = (ChaCha20Poly1305 if nonce_len == 12 else XChaCha20Poly1305)(bytes(32))
+    head = b"\x07" * 8
+    nonces = [head + i.to_bytes(nonce_len - 8, "big") for i in range(count)]
+    data = [b"x"] * count
+    assert a.decrypt_many(nonces, a.encrypt_many(nonces, data, None), None) == data
+    for at in sorted({1, count // 2, count - 1}):
+        bad = list(nonces)
+        bad[at] = nonces[at - 1]
+        with pytest.raises(ValueError, match=rf"nonces\[{at}\] repeats"):
+            a.encrypt_many(bad, data, None)

@@ -180,7 +180,7 @@ cdef Py_ssize_t batch_repeated_nonce(const bmsg_t* m, size_t count) except -2:
     mask = size - 1
     cdef size_t small[SMALL_SLOTS]
     if size <= SMALL_SLOTS:
-        memset(small, 0, sizeof(small))
+        memset(small, 0, size * sizeof(size_t))
         slots = small
     else:
         slots = <size_t*>PyMem_Calloc(size, sizeof(size_t))
@@ -191,6 +191,7 @@ cdef Py_ssize_t batch_repeated_nonce(const bmsg_t* m, size_t count) except -2:
         while slots[h]:
             j = slots[h] - 1
             if (m[j].key_id == m[i].key_id and m[j].nonce_len == m[i].nonce_len
+                    and load64_le(m[j].nonce) == load64_le(m[i].nonce)
                     and memcmp(m[j].nonce, m[i].nonce, m[i].nonce_len) == 0):
                 found = <Py_ssize_t>i
                 break
@@ -207,7 +208,7 @@ cdef enum:
     # Batches of up to SMALL_BATCH messages keep their bookkeeping on the C
     # stack (no allocation: a batch of one costs about one encrypt call)
     SMALL_BATCH = 8
-    SMALL_SLOTS = 16
+    SMALL_SLOTS = 512       # the repeat check's table on the stack up to 256 messages
     # Larger ones use one work block (messages, buffers, order).  The last
     # one of up to WORK_CACHE bytes is kept for the next batch instead of
     # being freed: freed under the batch's outputs, 64 KiB or more of it made
