@@ -80,3 +80,36 @@ def test_repeated_nonce_found_at_any_size(count, nonce_len):
         bad[at] = nonces[at - 1]
         with pytest.raises(ValueError, match=rf"nonces\[{at}\] repeats"):
             a.encrypt_many(bad, data, None)
+
+
+@pytest.mark.parametrize("xs", [1, 2, 3, 4, 9, 16])
+def test_batch_hchacha20_lanes(backend, xs):
+    """XChaCha20 messages get their HChaCha20 subkeys across lanes when a
+    group holds 3 or more of them: groups of 16 equal-length messages
+    (one group each) with xs XChaCha20 messages among ChaCha20 ones under
+    other keys and a key repeated, in the multi-key form, against single
+    calls; and a single-key XChaCha20 batch against single calls (the
+    XChaCha draft's vector inside batches: test_aead_batch)."""
+    from poly1305x import aead as aeads
+    from poly1305x.aead import ChaCha20Poly1305, XChaCha20Poly1305
+    rng = random.Random(xs)
+    for size in (0, 64, 200):
+        xkeys = [XChaCha20Poly1305(rng.randbytes(32)) for _ in range(4)]
+        ckey = ChaCha20Poly1305(rng.randbytes(32))
+        keys = [xkeys[j % 4] if j < xs else (ckey if j % 2 else rng.randbytes(32))
+                for j in range(16)]
+        rng.shuffle(keys)
+        nonces = [rng.randbytes(12 if isinstance(k, (bytes, ChaCha20Poly1305)) else 24)
+                  for k in keys]
+        data = [rng.randbytes(size) for _ in keys]
+        aad = [rng.randbytes(rng.randrange(0, 40)) for _ in keys]
+        want = [(ChaCha20Poly1305(k) if isinstance(k, bytes) else k).encrypt(n, d, x)
+                for k, n, d, x in zip(keys, nonces, data, aad)]
+        assert aeads.encrypt_many(keys, nonces, data, aad) == want
+        assert aeads.decrypt_many(keys, nonces, want, aad) == data
+    a = XChaCha20Poly1305(rng.randbytes(32))
+    nonces = [rng.randbytes(24) for _ in range(40)]
+    data = [rng.randbytes(64) for _ in nonces]
+    cts = a.encrypt_many(nonces, data, None)
+    assert cts == [a.encrypt(n, d, None) for n, d in zip(nonces, data)]
+    assert a.decrypt_many(nonces, cts, None) == data

@@ -9,8 +9,9 @@
 # throughput across the vector lanes.  They are grouped by block count (a
 # counting sort on the public lengths), so the lanes of a group finish
 # together.  Long messages, and groups too small to fill the lanes, take the
-# one-message path (etm_seal / etm_open).  Poly1305 then runs across lanes
-# too (kernel_table.poly1305_lanes) over each message's padded MAC input,
+# one-message path (etm_seal / etm_open).  The HChaCha20 subkeys of XChaCha20
+# messages are made across the lanes too (mb_subkeys), and Poly1305 runs
+# across lanes (kernel_table.poly1305_lanes) over each message's padded MAC input,
 # built in a private buffer: aad, ciphertext and lengths; a group with a long
 # aad (over MB_AAD bytes) MACs message by message instead.
 
@@ -125,6 +126,8 @@ cdef enum:
     MB_MIN_GROUP = 2            # smaller groups take the one-message path
     MB_AAD = 256                # longest aad for the Poly1305 lanes
     MB_MAC = MB_AAD + MB_MAX + 16   # one lane's MAC input: aad, ct, lengths
+    MB_MIN_X = 3                # fewer XChaCha20 lanes in a group: HChaCha20
+                                # one by one (at 2 lanes no faster, at 5 much)
 
 
 cdef inline uint32_t mb_blocks(size_t n) noexcept nogil:
@@ -297,6 +300,42 @@ cdef inline void mb_state(uint32_t* st, const bmsg_t* m) noexcept nogil:
         chacha20_init_state(st, m.key, m.nonce, 12, 0)
 
 
+cdef void mb_subkeys(const kernel_table* k, const bmsg_t* m, const size_t* order,
+                     const size_t* lane, size_t x, uint32_t* states) noexcept nogil:
+    """The ChaCha20 input blocks of the group's XChaCha20 lanes lane[0..x-1]
+    (x >= 2), their HChaCha20 subkeys made across lanes: one chacha20_lanes
+    block of the HChaCha20 input (constants, key, nonce[0:16]) is its 20
+    rounds plus the feed-forward, so words 0-3 and 12-15 of the block minus
+    the input are the subkey.  Then subkey and 0^4 || nonce[16:24], as
+    mb_state makes them."""
+    cdef uint32_t hst[16 * MB_GROUP]
+    cdef uint8_t rows[64 * MB_GROUP]
+    cdef uint8_t* out[MB_GROUP]
+    cdef uint32_t one[MB_GROUP]
+    cdef uint8_t subkey[32]
+    cdef uint8_t n12[12]
+    cdef size_t j, w
+    cdef const bmsg_t* mj
+    for j in range(x):
+        mj = &m[order[lane[j]]]
+        chacha20_init_state(&hst[16 * j], mj.key, mj.nonce + 4, 12, load32_le(mj.nonce))
+        out[j] = rows + 64 * j
+        one[j] = 1
+    k.chacha20_lanes(hst, x, out, one)
+    memset(n12, 0, 4)
+    for j in range(x):
+        mj = &m[order[lane[j]]]
+        for w in range(4):
+            store32_le(subkey + 4 * w, load32_le(out[j] + 4 * w) - hst[16 * j + w])
+            store32_le(subkey + 16 + 4 * w,
+                       load32_le(out[j] + 48 + 4 * w) - hst[16 * j + 12 + w])
+        memcpy(n12 + 4, mj.nonce + 16, 8)
+        chacha20_init_state(&states[16 * lane[j]], subkey, n12, 12, 0)
+    wipe(subkey, 32)
+    wipe(rows, 64 * x)
+    wipe(hst, 16 * sizeof(uint32_t) * x)
+
+
 cdef void mb_group(const kernel_table* k, bmsg_t* m, const size_t* order, size_t g,
                    bint seal) noexcept nogil:
     """The messages m[order[0..g-1]] (g <= MB_GROUP, each MB_MAX bytes or
@@ -305,12 +344,16 @@ cdef void mb_group(const kernel_table* k, bmsg_t* m, const size_t* order, size_t
     cdef uint8_t ks[MB_GROUP * MB_ROW]
     cdef uint8_t* out[MB_GROUP]
     cdef uint32_t nb[MB_GROUP]
-    cdef size_t j, used = 0
+    cdef size_t xl[MB_GROUP]
+    cdef size_t j, used = 0, x = 0
     cdef bint lanes = k.poly1305_lanes != NULL
     cdef bmsg_t* mj
     for j in range(g):
         mj = &m[order[j]]
-        if (j and mj.nonce_len == 12 and mj.key == m[order[j - 1]].key
+        if mj.nonce_len == 24:
+            xl[x] = j                    # XChaCha20: after the loop
+            x += 1
+        elif (j and mj.nonce_len == 12 and mj.key == m[order[j - 1]].key
                 and m[order[j - 1]].nonce_len == 12):
             # the previous lane's key (the same one: a single-key batch):
             # its first 12 words, then counter 0 and this nonce
@@ -326,8 +369,13 @@ cdef void mb_group(const kernel_table* k, bmsg_t* m, const size_t* order, size_t
         used += 64 * nb[j]
         if mj.alen > MB_AAD:
             lanes = False
+    if x >= MB_MIN_X:
+        mb_subkeys(k, m, order, xl, x, states)
+    else:
+        for j in range(x):
+            mb_state(&states[16 * xl[j]], &m[order[xl[j]]])
     k.chacha20_lanes(states, g, out, nb)
-    wipe(states, sizeof(states))
+    wipe(states, 64 * g)
     if lanes:
         mb_macs(k, m, order, g, seal, out)
     else:
