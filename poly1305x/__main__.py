@@ -178,7 +178,7 @@ def _main(argv):
 
     if args.command == "bench":
         _peers_note()
-        ops = args.operation or list(_bench.OPERATIONS)
+        ops = args.operation or list(_bench.BENCH_OPERATIONS)
         if args.quick:
             todo = _bench.plan(ops, sizes=(64, _bench.KiB), backends=[poly1305x.backend()])
             repeats, min_time = args.repeats or 2, 0.003

@@ -9,8 +9,9 @@
 # throughput across the vector lanes.  They are grouped by block count (a
 # counting sort on the public lengths), so the lanes of a group finish
 # together.  Long messages, and groups too small to fill the lanes, take the
-# one-message path (etm_seal / etm_open).  Poly1305 then runs across lanes
-# too (kernel_table.poly1305_lanes) over each message's padded MAC input,
+# one-message path (etm_seal / etm_open).  The HChaCha20 subkeys of XChaCha20
+# messages are made across the lanes too (mb_subkeys), and Poly1305 runs
+# across lanes (kernel_table.poly1305_lanes) over each message's padded MAC input,
 # built in a private buffer: aad, ciphertext and lengths; a group with a long
 # aad (over MB_AAD bytes) MACs message by message instead.
 
@@ -52,7 +53,8 @@ cdef struct batch_t:
     void* block              # the work block m, bufs and order are in (or NULL:
                              # the caller's stack)
     bint cached              # block is the module's cached one (batch_alloc)
-    bint held_any            # some buffer other than bytes was borrowed
+    bint held_any            # some buffer other than bytes was borrowed (and
+                             # then every buffer was marked not held first)
 
 
 
@@ -76,8 +78,44 @@ cdef extern from *:
         }
     #endif
     }
+    /* 16 bytes: row = dst = a ^ b (xor2_16), row = a (copy16); one vector
+     * where the compiler has vector extensions (SSE2, NEON, VSX), two
+     * words else. */
+    #if defined(__GNUC__) || defined(__clang__)
+    typedef unsigned char p1305x_v16 __attribute__((vector_size(16)));
+    static inline void p1305x_xor2_16(unsigned char *row, unsigned char *dst,
+                                      const unsigned char *a, const unsigned char *b) {
+        p1305x_v16 x, y;
+        memcpy(&x, a, 16);
+        memcpy(&y, b, 16);
+        x ^= y;
+        memcpy(dst, &x, 16);
+        memcpy(row, &x, 16);
+    }
+    static inline void p1305x_copy16(unsigned char *row, const unsigned char *a) {
+        p1305x_v16 x;
+        memcpy(&x, a, 16);
+        memcpy(row, &x, 16);
+    }
+    #else
+    static inline void p1305x_xor2_16(unsigned char *row, unsigned char *dst,
+                                      const unsigned char *a, const unsigned char *b) {
+        unsigned long long x0, x1, y0, y1;
+        memcpy(&x0, a, 8); memcpy(&x1, a + 8, 8);
+        memcpy(&y0, b, 8); memcpy(&y1, b + 8, 8);
+        x0 ^= y0; x1 ^= y1;
+        memcpy(dst, &x0, 8); memcpy(dst + 8, &x1, 8);
+        memcpy(row, &x0, 8); memcpy(row + 8, &x1, 8);
+    }
+    static inline void p1305x_copy16(unsigned char *row, const unsigned char *a) {
+        memcpy(row, a, 16);
+    }
+    #endif
     """
     void p1305x_put_lengths(uint8_t* p, uint64_t a, uint64_t b) noexcept nogil
+    void p1305x_xor2_16(uint8_t* row, uint8_t* dst, const uint8_t* a,
+                        const uint8_t* b) noexcept nogil
+    void p1305x_copy16(uint8_t* row, const uint8_t* a) noexcept nogil
 
 
 cdef enum:
@@ -88,6 +126,8 @@ cdef enum:
     MB_MIN_GROUP = 2            # smaller groups take the one-message path
     MB_AAD = 256                # longest aad for the Poly1305 lanes
     MB_MAC = MB_AAD + MB_MAX + 16   # one lane's MAC input: aad, ct, lengths
+    MB_MIN_X = 3                # fewer XChaCha20 lanes in a group: HChaCha20
+                                # one by one (at 2 lanes no faster, at 5 much)
 
 
 cdef inline uint32_t mb_blocks(size_t n) noexcept nogil:
@@ -113,6 +153,44 @@ cdef inline void xor_bytes(uint8_t* dst, const uint8_t* a, const uint8_t* b,
     while i < n:
         dst[i] = a[i] ^ b[i]
         i += 1
+
+
+cdef inline void copy_pad16(uint8_t* dst, const uint8_t* src, size_t n) noexcept nogil:
+    """dst = src (n bytes), then zeros up to the next multiple of 16: a MAC
+    row's segment, 16 bytes a step without a libc call (the lengths here
+    are a few dozen bytes; src is never read past n)."""
+    cdef uint64_t x0
+    cdef size_t i = 0
+    while i + 16 <= n:
+        p1305x_copy16(dst + i, src + i)
+        i += 16
+    if i < n:
+        x0 = 0
+        memcpy(dst + i, &x0, 8)
+        memcpy(dst + i + 8, &x0, 8)
+        while i < n:
+            dst[i] = src[i]
+            i += 1
+
+
+cdef inline void xor_pad16(uint8_t* row, uint8_t* dst, const uint8_t* a, const uint8_t* b,
+                           size_t n) noexcept nogil:
+    """row = dst = a ^ b (n bytes), and row zero-padded up to the next
+    multiple of 16: the ciphertext into the output and the MAC row in one
+    pass."""
+    cdef uint64_t x0
+    cdef size_t i = 0
+    while i + 16 <= n:
+        p1305x_xor2_16(row + i, dst + i, a + i, b + i)
+        i += 16
+    if i < n:
+        x0 = 0
+        memcpy(row + i, &x0, 8)
+        memcpy(row + i + 8, &x0, 8)
+        while i < n:
+            dst[i] = a[i] ^ b[i]
+            row[i] = dst[i]
+            i += 1
 
 
 cdef void mb_finish(const kernel_table* k, bmsg_t* m, uint8_t* ks, bint seal) noexcept nogil:
@@ -158,8 +236,11 @@ cdef void mb_macs(const kernel_table* k, bmsg_t* m, const size_t* order, size_t 
                   bint seal, uint8_t* const* ks) noexcept nogil:
     """The group's MACs across lanes: each message's MAC input (aad, pad,
     ciphertext, pad, lengths) in a private buffer, tags by poly1305_lanes.
-    Open: the ciphertext is copied there once, MACed and decrypted from there
-    (the bad-tag rule of _aead.pxi)."""
+    Seal: the ciphertext is written to the output and that buffer in one
+    pass.  Open: the ciphertext is copied there once, MACed and decrypted
+    from there (the bad-tag rule of _aead.pxi).  The buffer only ever holds
+    public bytes (aad, ciphertext, lengths), so it is not wiped; the key
+    stream and the computed tags of an open are."""
     cdef uint8_t mac[MB_GROUP * MB_MAC]
     cdef uint8_t want[16 * MB_GROUP]
     cdef uint8_t mine[16 * MB_GROUP]
@@ -174,38 +255,33 @@ cdef void mb_macs(const kernel_table* k, bmsg_t* m, const size_t* order, size_t 
     for j in range(g):
         mj = &m[order[j]]
         n = mj.n
-        p = mac + used                   # rows back to back: one wipe at the end
+        p = mac + used                   # rows back to back
         a16 = pad16(mj.alen)
         n16 = pad16(n)
-        if mj.alen:
-            memcpy(p, mj.aad, mj.alen)
-        memset(p + mj.alen, 0, a16 - mj.alen)
+        copy_pad16(p, mj.aad, mj.alen)
         ct[j] = p + a16
         if seal:
-            xor_bytes(ct[j], mj.src, ks[j] + 64, n)
+            xor_pad16(ct[j], mj.dst, mj.src, ks[j] + 64, n)
             tags[j] = mj.dst + n
         else:
-            memcpy(ct[j], mj.src, n)
+            copy_pad16(ct[j], mj.src, n)
             memcpy(want + 16 * j, mj.src + n, 16)
             tags[j] = mine + 16 * j
-        memset(ct[j] + n, 0, n16 - n)
         p1305x_put_lengths(ct[j] + n16, mj.alen, n)
         msgs[j] = p
         keys[j] = ks[j]
         nbl[j] = <uint32_t>((a16 + n16 + 16) >> 4)
         used += 16 * nbl[j]
     k.poly1305_lanes(keys, msgs, nbl, tags, g)
+    if seal:
+        return                           # mac holds public bytes only: no wipe
     for j in range(g):
         mj = &m[order[j]]
-        if seal:
-            memcpy(mj.dst, ct[j], mj.n)
+        mj.ok = tags_equal(mine + 16 * j, want + 16 * j, 16)
+        if mj.ok:
+            xor_bytes(mj.dst, ct[j], ks[j] + 64, mj.n)
         else:
-            mj.ok = tags_equal(mine + 16 * j, want + 16 * j, 16)
-            if mj.ok:
-                xor_bytes(mj.dst, ct[j], ks[j] + 64, mj.n)
-            else:
-                memset(mj.dst, 0, mj.n)
-    wipe(mac, used)
+            memset(mj.dst, 0, mj.n)
     wipe(mine, sizeof(mine))
 
 
@@ -224,6 +300,42 @@ cdef inline void mb_state(uint32_t* st, const bmsg_t* m) noexcept nogil:
         chacha20_init_state(st, m.key, m.nonce, 12, 0)
 
 
+cdef void mb_subkeys(const kernel_table* k, const bmsg_t* m, const size_t* order,
+                     const size_t* lane, size_t x, uint32_t* states) noexcept nogil:
+    """The ChaCha20 input blocks of the group's XChaCha20 lanes lane[0..x-1]
+    (x >= 2), their HChaCha20 subkeys made across lanes: one chacha20_lanes
+    block of the HChaCha20 input (constants, key, nonce[0:16]) is its 20
+    rounds plus the feed-forward, so words 0-3 and 12-15 of the block minus
+    the input are the subkey.  Then subkey and 0^4 || nonce[16:24], as
+    mb_state makes them."""
+    cdef uint32_t hst[16 * MB_GROUP]
+    cdef uint8_t rows[64 * MB_GROUP]
+    cdef uint8_t* out[MB_GROUP]
+    cdef uint32_t one[MB_GROUP]
+    cdef uint8_t subkey[32]
+    cdef uint8_t n12[12]
+    cdef size_t j, w
+    cdef const bmsg_t* mj
+    for j in range(x):
+        mj = &m[order[lane[j]]]
+        chacha20_init_state(&hst[16 * j], mj.key, mj.nonce + 4, 12, load32_le(mj.nonce))
+        out[j] = rows + 64 * j
+        one[j] = 1
+    k.chacha20_lanes(hst, x, out, one)
+    memset(n12, 0, 4)
+    for j in range(x):
+        mj = &m[order[lane[j]]]
+        for w in range(4):
+            store32_le(subkey + 4 * w, load32_le(out[j] + 4 * w) - hst[16 * j + w])
+            store32_le(subkey + 16 + 4 * w,
+                       load32_le(out[j] + 48 + 4 * w) - hst[16 * j + 12 + w])
+        memcpy(n12 + 4, mj.nonce + 16, 8)
+        chacha20_init_state(&states[16 * lane[j]], subkey, n12, 12, 0)
+    wipe(subkey, 32)
+    wipe(rows, 64 * x)
+    wipe(hst, 16 * sizeof(uint32_t) * x)
+
+
 cdef void mb_group(const kernel_table* k, bmsg_t* m, const size_t* order, size_t g,
                    bint seal) noexcept nogil:
     """The messages m[order[0..g-1]] (g <= MB_GROUP, each MB_MAX bytes or
@@ -232,19 +344,38 @@ cdef void mb_group(const kernel_table* k, bmsg_t* m, const size_t* order, size_t
     cdef uint8_t ks[MB_GROUP * MB_ROW]
     cdef uint8_t* out[MB_GROUP]
     cdef uint32_t nb[MB_GROUP]
-    cdef size_t j, used = 0
+    cdef size_t xl[MB_GROUP]
+    cdef size_t j, used = 0, x = 0
     cdef bint lanes = k.poly1305_lanes != NULL
     cdef bmsg_t* mj
     for j in range(g):
         mj = &m[order[j]]
-        mb_state(&states[16 * j], mj)
+        if mj.nonce_len == 24:
+            xl[x] = j                    # XChaCha20: after the loop
+            x += 1
+        elif (j and mj.nonce_len == 12 and mj.key == m[order[j - 1]].key
+                and m[order[j - 1]].nonce_len == 12):
+            # the previous lane's key (the same one: a single-key batch):
+            # its first 12 words, then counter 0 and this nonce
+            memcpy(&states[16 * j], &states[16 * (j - 1)], 48)
+            states[16 * j + 12] = 0
+            states[16 * j + 13] = load32_le(mj.nonce)
+            states[16 * j + 14] = load32_le(mj.nonce + 4)
+            states[16 * j + 15] = load32_le(mj.nonce + 8)
+        else:
+            mb_state(&states[16 * j], mj)
         out[j] = ks + used               # rows back to back: one wipe at the end
         nb[j] = mb_blocks(mj.n)
         used += 64 * nb[j]
         if mj.alen > MB_AAD:
             lanes = False
+    if x >= MB_MIN_X:
+        mb_subkeys(k, m, order, xl, x, states)
+    else:
+        for j in range(x):
+            mb_state(&states[16 * xl[j]], &m[order[xl[j]]])
     k.chacha20_lanes(states, g, out, nb)
-    wipe(states, sizeof(states))
+    wipe(states, 64 * g)
     if lanes:
         mb_macs(k, m, order, g, seal, out)
     else:
@@ -257,10 +388,12 @@ cdef void batch_run(const kernel_table* k, bmsg_t* m, size_t count, bint seal,
                     size_t* order) noexcept nogil:
     """Seal or open every message of the batch (open: m.ok is set from the
     tag; a message already marked bad, too short to hold a tag, is skipped).
-    order: room for count indices."""
+    order: room for count indices.  The short messages are sorted by block
+    count (a counting sort) unless they all have the same one."""
     cdef size_t start[MB_BLOCKS + 2]
     cdef size_t i, nshort = 0, g
-    cdef uint32_t b
+    cdef uint32_t b, first = 0
+    cdef bint mixed = False
     cdef uint32_t most = k.lanes_max_blocks if k.lanes_max_blocks < MB_BLOCKS else MB_BLOCKS
     if count == 1:
         if seal or m[0].ok:
@@ -271,19 +404,26 @@ cdef void batch_run(const kernel_table* k, bmsg_t* m, size_t count, bint seal,
         if not seal and not m[i].ok:
             continue
         if m[i].n <= MB_MAX and mb_blocks(m[i].n) <= most and k.chacha20_lanes != NULL:
-            start[mb_blocks(m[i].n) + 1] += 1
+            b = mb_blocks(m[i].n)
+            if nshort == 0:
+                first = b
+            elif b != first:
+                mixed = True
+            start[b + 1] += 1
+            order[nshort] = i            # in index order: the order when not mixed
             nshort += 1
         else:
             one_run(k, &m[i], seal)
     if not nshort:
         return
-    for b in range(1, MB_BLOCKS + 2):
-        start[b] += start[b - 1]
-    for i in range(count):
-        if (seal or m[i].ok) and m[i].n <= MB_MAX and mb_blocks(m[i].n) <= most:
-            b = mb_blocks(m[i].n)
-            order[start[b]] = i
-            start[b] += 1
+    if mixed:
+        for b in range(1, MB_BLOCKS + 2):
+            start[b] += start[b - 1]
+        for i in range(count):
+            if (seal or m[i].ok) and m[i].n <= MB_MAX and mb_blocks(m[i].n) <= most:
+                b = mb_blocks(m[i].n)
+                order[start[b]] = i
+                start[b] += 1
     i = 0
     while i < nshort:
         g = nshort - i
@@ -294,3 +434,34 @@ cdef void batch_run(const kernel_table* k, bmsg_t* m, size_t count, bint seal,
         else:
             mb_group(k, m, order + i, g, seal)
         i += g
+
+
+def _poly1305_lanes_tags(keys, msgs):
+    """Test aid: the tags of the active backend's poly1305_lanes (None when
+    it has none), one lane per message, for 32-byte one-time keys and
+    messages of whole 16-byte blocks; checks the lanes' arithmetic with
+    chosen keys (h >= p before the final reduction, s carrying past
+    2^128), which the AEAD's derived keys cannot reach."""
+    cdef const kernel_table* k = active_kernels()
+    cdef size_t g = len(keys), j
+    cdef const uint8_t* kp[64]
+    cdef const uint8_t* mp[64]
+    cdef uint8_t* tp[64]
+    cdef uint32_t nb[64]
+    cdef bytes out
+    if k.poly1305_lanes == NULL:
+        return None
+    if g > 64 or <size_t>len(msgs) != g:
+        raise ValueError("at most 64 keys, one message each")
+    keys = [bytes(x) for x in keys]
+    msgs = [bytes(x) for x in msgs]
+    out = PyBytes_FromStringAndSize(NULL, <Py_ssize_t>(16 * g))
+    for j in range(g):
+        if len(keys[j]) != 32 or len(msgs[j]) % 16:
+            raise ValueError("a key is 32 bytes, a message whole 16-byte blocks")
+        kp[j] = <const uint8_t*>PyBytes_AS_STRING(keys[j])
+        mp[j] = <const uint8_t*>PyBytes_AS_STRING(msgs[j])
+        nb[j] = <uint32_t>(len(msgs[j]) // 16)
+        tp[j] = <uint8_t*>PyBytes_AS_STRING(out) + 16 * j
+    k.poly1305_lanes(kp, mp, nb, tp, g)
+    return [out[16 * j:16 * j + 16] for j in range(g)]

@@ -46,7 +46,7 @@ from poly1305x._kernels._common cimport (
     chacha20_init_state, hchacha20, poly1305_finish, poly1305_init, tags_equal, wipe,
 )
 from poly1305x._kernels._kernel cimport kernel_table
-from poly1305x._kernels._util cimport load32_le, store64_le
+from poly1305x._kernels._util cimport load32_le, store32_le, store64_le
 
 import operator
 import os

@@ -73,17 +73,28 @@ cdef inline void batch_hold(bmsg_t* m, int slot, object item) noexcept:
     m.refs[slot] = <PyObject*>item
 
 
-cdef inline int batch_borrow_one(object item, buf_t* b, str what, size_t i,
-                                 bint* held_any) except -1:
-    """get_buf, with the argument and index in the message of its error;
-    held_any is set before a buffer other than bytes is borrowed."""
+cdef inline int batch_borrow_one(batch_t* b, size_t i, int slot, object item, str what,
+                                 const uint8_t** ptr, size_t* n) except -1:
+    """Item slot of message i as a pointer and length: a bytes object as it
+    is, anything else through get_buf (with the argument and index in the
+    message of its error) into that message's buf_t.  The buffers are marked
+    not held the first time one is needed (b.held_any): a batch of bytes
+    never touches them."""
+    cdef buf_t* bf
+    cdef size_t j
     if PyBytes_CheckExact(item):
-        b.ptr = <const uint8_t*>PyBytes_AS_STRING(item)
-        b.len = <size_t>PyBytes_GET_SIZE(item)
-        b.held = False
+        ptr[0] = <const uint8_t*>PyBytes_AS_STRING(item)
+        n[0] = <size_t>PyBytes_GET_SIZE(item)
         return 0
-    held_any[0] = True
-    return batch_borrow_buffer(item, b, what, i)
+    if not b.held_any:
+        for j in range(4 * b.count):
+            b.bufs[j].held = False
+        b.held_any = True
+    bf = &batch_bufs(b, i)[slot]
+    batch_borrow_buffer(item, bf, what, i)
+    ptr[0] = bf.ptr
+    n[0] = bf.len
+    return 0
 
 
 cdef int batch_borrow_buffer(object item, buf_t* b, str what, size_t i) except -1:
@@ -98,13 +109,11 @@ cdef int batch_borrow(batch_t* b, _AEADKey one, object keys, object nonces, obje
                       object aads, bint seal) except -1:
     """Borrow and check every input of the batch; b.m and b.bufs are allocated
     (and zeroed) by the caller for b.count messages."""
-    cdef size_t i
+    cdef size_t i, klen, nlen, dlen
     cdef bmsg_t* m
-    cdef buf_t* bf
     cdef object item
     for i in range(b.count):
         m = &b.m[i]
-        bf = batch_bufs(b, i)
         if one is not None:
             m.key = one.key
             m.nonce_len = one.nonce_len
@@ -118,39 +127,34 @@ cdef int batch_borrow(batch_t* b, _AEADKey one, object keys, object nonces, obje
             else:
                 if isinstance(item, str):
                     raise TypeError(f"keys[{i}] must be bytes-like or an AEAD object, not str")
-                batch_borrow_one(item, &bf[3], "keys", i, &b.held_any)
-                if bf[3].len != 32:
+                batch_borrow_one(b, i, 3, item, "keys", &m.key, &klen)
+                if klen != 32:
                     raise ValueError(f"keys[{i}] must be 32 bytes")
-                m.key = bf[3].ptr
                 m.nonce_len = 12
             m.key_id = <void*>item
         item = batch_item(nonces, i)
         batch_hold(m, 0, item)
-        batch_borrow_one(item, &bf[0], "nonces", i, &b.held_any)
-        if bf[0].len != m.nonce_len:
+        batch_borrow_one(b, i, 0, item, "nonces", &m.nonce, &nlen)
+        if nlen != m.nonce_len:
             raise ValueError(f"nonces[{i}] must be {m.nonce_len} bytes")
-        m.nonce = bf[0].ptr
         item = batch_item(data, i)
         batch_hold(m, 1, item)
-        batch_borrow_one(item, &bf[1], "data", i, &b.held_any)
-        m.src = bf[1].ptr
-        m.srclen = bf[1].len
+        batch_borrow_one(b, i, 1, item, "data", &m.src, &dlen)
+        m.srclen = dlen
         if seal:
-            if bf[1].len > AEAD_MAX:
+            if dlen > AEAD_MAX:
                 raise OverflowError(f"data[{i}] is too long for one ChaCha20-Poly1305 "
                                     "message (at most 2**38 - 64 bytes)")
-            m.n = bf[1].len
+            m.n = dlen
         else:
             # too short or too long to be a message: its tag fails, later
-            m.ok = bf[1].len >= 16 and bf[1].len - 16 <= AEAD_MAX
-            m.n = bf[1].len - 16 if m.ok else 0
+            m.ok = dlen >= 16 and dlen - 16 <= AEAD_MAX
+            m.n = dlen - 16 if m.ok else 0
         if aads is not None:
             item = batch_item(aads, i)
             if item is not None:
                 batch_hold(m, 2, item)
-                batch_borrow_one(item, &bf[2], "associated_data", i, &b.held_any)
-                m.aad = bf[2].ptr
-                m.alen = bf[2].len
+                batch_borrow_one(b, i, 2, item, "associated_data", &m.aad, &m.alen)
     return 0
 
 
@@ -176,7 +180,7 @@ cdef Py_ssize_t batch_repeated_nonce(const bmsg_t* m, size_t count) except -2:
     mask = size - 1
     cdef size_t small[SMALL_SLOTS]
     if size <= SMALL_SLOTS:
-        memset(small, 0, sizeof(small))
+        memset(small, 0, size * sizeof(size_t))
         slots = small
     else:
         slots = <size_t*>PyMem_Calloc(size, sizeof(size_t))
@@ -187,6 +191,7 @@ cdef Py_ssize_t batch_repeated_nonce(const bmsg_t* m, size_t count) except -2:
         while slots[h]:
             j = slots[h] - 1
             if (m[j].key_id == m[i].key_id and m[j].nonce_len == m[i].nonce_len
+                    and load64_le(m[j].nonce) == load64_le(m[i].nonce)
                     and memcmp(m[j].nonce, m[i].nonce, m[i].nonce_len) == 0):
                 found = <Py_ssize_t>i
                 break
@@ -203,7 +208,7 @@ cdef enum:
     # Batches of up to SMALL_BATCH messages keep their bookkeeping on the C
     # stack (no allocation: a batch of one costs about one encrypt call)
     SMALL_BATCH = 8
-    SMALL_SLOTS = 16
+    SMALL_SLOTS = 512       # the repeat check's table on the stack up to 256 messages
     # Larger ones use one work block (messages, buffers, order).  The last
     # one of up to WORK_CACHE bytes is kept for the next batch instead of
     # being freed: freed under the batch's outputs, 64 KiB or more of it made
@@ -222,10 +227,11 @@ cdef inline buf_t* batch_bufs(batch_t* b, size_t i) noexcept nogil:
 
 
 cdef int batch_alloc(batch_t* b, size_t count) except -1:
-    """The work block for count messages: messages zeroed, every buffer not
-    held; the cached block when it is free and big enough."""
+    """The work block for count messages: messages zeroed (the buffers are
+    marked not held by batch_borrow_one when first used); the cached block
+    when it is free and big enough."""
     global work_cache, work_cache_size
-    cdef size_t i, msz = (count + 1) * sizeof(bmsg_t), bsz = (4 * count + 1) * sizeof(buf_t)
+    cdef size_t msz = (count + 1) * sizeof(bmsg_t), bsz = (4 * count + 1) * sizeof(buf_t)
     cdef size_t need = msz + bsz + (count + 1) * sizeof(size_t)
     cdef long idle = 0
     cdef uint8_t* blk = NULL
@@ -245,9 +251,7 @@ cdef int batch_alloc(batch_t* b, size_t count) except -1:
     b.m = <bmsg_t*>blk
     b.bufs = <buf_t*>(blk + msz)
     b.order = <size_t*>(blk + msz + bsz)
-    for i in range(4 * count):
-        b.bufs[i].held = False
-    b.count = count
+    b.count = count                  # b.bufs: marked not held when first used
     return 0
 
 
@@ -369,8 +373,6 @@ cdef object batch_call(_AEADKey one, object keys, object nonces, object data,
     try:
         if count <= SMALL_BATCH:
             memset(m_small, 0, count * sizeof(bmsg_t))
-            for i in range(4 * count):
-                bufs_small[i].held = False
             b.m = m_small
             b.bufs = bufs_small
             b.order = order_small

@@ -126,24 +126,59 @@ cdef inline void _mb44_step(const uint8_t* const* msgs, const uint32_t* nblocks,
 
 
 cdef inline void _mb44_tags(const uint8_t* const* keys, uint8_t* const* tags, size_t g,
-                            uint64_t* out, __m512i h0, __m512i h1, __m512i h2) noexcept nogil:
-    # The lanes' limbs (< 2^44, <= 2^44, < 2^42) -> base 2^64 (h[2] < 8) and
-    # the tag with s.
-    cdef poly1305_state st
-    cdef uint64_t c
+                            const uint8_t* zero32, uint64_t* out, __m512i h0, __m512i h1,
+                            __m512i h2) noexcept nogil:
+    # The lanes' tags, in vectors: (h mod p + s) mod 2^128.  In: h0 < 2^44,
+    # h1 <= 2^44, h2 < 2^42 (_p44v_finish), so h < 2^130 + 2^89 < 2p and
+    # h mod p = h - b p with b = (h + 5) >> 130 (0 or 1): the carries of
+    # h + 5 give b exactly.  Mod 2^128 the 2^130 of b p vanishes, so the tag
+    # is h + 5 b + s mod 2^128: adds, shifts and masks, no branch and no
+    # select on h.
+    cdef const uint8_t* k0 = _mb44_key(keys, g, 0, zero32)
+    cdef const uint8_t* k1 = _mb44_key(keys, g, 1, zero32)
+    cdef const uint8_t* k2 = _mb44_key(keys, g, 2, zero32)
+    cdef const uint8_t* k3 = _mb44_key(keys, g, 3, zero32)
+    cdef const uint8_t* k4 = _mb44_key(keys, g, 4, zero32)
+    cdef const uint8_t* k5 = _mb44_key(keys, g, 5, zero32)
+    cdef const uint8_t* k6 = _mb44_key(keys, g, 6, zero32)
+    cdef const uint8_t* k7 = _mb44_key(keys, g, 7, zero32)
+    cdef __m512i m44 = _mm512_set1_epi64(<long long>_p44_mask44())
+    cdef __m512i slo = _mm512_set_epi64(
+        <long long>load64_le(k7 + 16), <long long>load64_le(k6 + 16),
+        <long long>load64_le(k5 + 16), <long long>load64_le(k4 + 16),
+        <long long>load64_le(k3 + 16), <long long>load64_le(k2 + 16),
+        <long long>load64_le(k1 + 16), <long long>load64_le(k0 + 16))
+    cdef __m512i shi = _mm512_set_epi64(
+        <long long>load64_le(k7 + 24), <long long>load64_le(k6 + 24),
+        <long long>load64_le(k5 + 24), <long long>load64_le(k4 + 24),
+        <long long>load64_le(k3 + 24), <long long>load64_le(k2 + 24),
+        <long long>load64_le(k1 + 24), <long long>load64_le(k0 + 24))
+    cdef __m512i c, b, u0, u1, u2
     cdef size_t j
-    _mm512_storeu_si512(out, h0)
-    _mm512_storeu_si512(out + 8, h1)
-    _mm512_storeu_si512(out + 16, h2)
+    # b = (h + 5) >> 130
+    c = _mm512_srli_epi64(_mm512_add_epi64(h0, _mm512_set1_epi64(5)), 44)
+    c = _mm512_srli_epi64(_mm512_add_epi64(h1, c), 44)
+    b = _mm512_srli_epi64(_mm512_add_epi64(h2, c), 42)
+    # u = h + 5 b + s, s as limbs (s0, s1 < 2^44, s2 < 2^40): u0 < 2^45 + 5,
+    # u1 < 2^45 + 2, u2 < 2^43
+    u0 = _mm512_add_epi64(_mm512_add_epi64(h0, _mm512_and_epi64(slo, m44)),
+                          _mm512_add_epi64(b, _mm512_slli_epi64(b, 2)))
+    u1 = _mm512_add_epi64(h1, _mm512_and_epi64(
+        _mm512_or_epi64(_mm512_srli_epi64(slo, 44), _mm512_slli_epi64(shi, 20)), m44))
+    u2 = _mm512_add_epi64(h2, _mm512_srli_epi64(shi, 24))
+    c = _mm512_srli_epi64(u0, 44)
+    u0 = _mm512_and_epi64(u0, m44)
+    u1 = _mm512_add_epi64(u1, c)
+    c = _mm512_srli_epi64(u1, 44)
+    u1 = _mm512_and_epi64(u1, m44)
+    u2 = _mm512_add_epi64(u2, c)
+    # limbs -> two 64-bit words (bits past 2^128 shifted out)
+    _mm512_storeu_si512(out, _mm512_or_epi64(u0, _mm512_slli_epi64(u1, 44)))
+    _mm512_storeu_si512(out + 8, _mm512_or_epi64(_mm512_srli_epi64(u1, 20),
+                                                 _mm512_slli_epi64(u2, 24)))
     for j in range(g):
-        st.s[0] = load64_le(keys[j] + 16)
-        st.s[1] = load64_le(keys[j] + 24)
-        st.h[0] = out[j] + (out[8 + j] << 44)
-        c = (out[8 + j] >> 20) + (st.h[0] < out[j])
-        st.h[1] = (out[16 + j] << 24) + c
-        st.h[2] = (out[16 + j] >> 40) + (st.h[1] < c)
-        poly1305_finish(&st, tags[j])
-    wipe(&st, sizeof(st))
+        store64_le(tags[j], out[j])
+        store64_le(tags[j] + 8, out[8 + j])
 
 
 cdef void _poly1305_lanes16(const uint8_t* const* keys, const uint8_t* const* msgs,
@@ -152,15 +187,15 @@ cdef void _poly1305_lanes16(const uint8_t* const* keys, const uint8_t* const* ms
     # g <= 16 lanes: two independent sets of eight (a: lanes 0-7, b: 8-15)
     # step by step, so that one set's multiply chain runs while the other's
     # waits.
-    cdef uint64_t rl[24]
-    cdef uint8_t zero16[16]
+    cdef uint64_t rl[16]
+    cdef uint8_t zero16[32]            # 32: _mb44_tags reads s past the end lanes
     cdef size_t ga = g if g < 8 else 8
     cdef size_t gb = g - ga
     cdef __m512i ra0, ra1, ra2, sa1, sa2, ha0, ha1, ha2
     cdef __m512i rb0, rb1, rb2, sb1, sb2, hb0, hb1, hb2
     cdef __m512i z = _mm512_setzero_si512()
     cdef uint32_t steps, steps_b, blk
-    memset(zero16, 0, 16)
+    memset(zero16, 0, 32)
     steps = _mb44_setup(keys, nblocks, ga, zero16, &ra0, &ra1, &ra2)
     steps_b = _mb44_setup(keys + ga, nblocks + ga, gb, zero16, &rb0, &rb1, &rb2)
     if steps_b > steps:
@@ -176,9 +211,9 @@ cdef void _poly1305_lanes16(const uint8_t* const* keys, const uint8_t* const* ms
         if gb:
             _mb44_step(msgs + ga, nblocks + ga, blk, gb, zero16, &hb0, &hb1, &hb2,
                        rb0, rb1, rb2, sb1, sb2)
-    _mb44_tags(keys, tags, ga, rl, ha0, ha1, ha2)
+    _mb44_tags(keys, tags, ga, zero16, rl, ha0, ha1, ha2)
     if gb:
-        _mb44_tags(keys + ga, tags + ga, gb, rl, hb0, hb1, hb2)
+        _mb44_tags(keys + ga, tags + ga, gb, zero16, rl, hb0, hb1, hb2)
     wipe(rl, sizeof(rl))
 
 

@@ -253,9 +253,8 @@ OPERATIONS = {
                        "(poly1305x.openssh.PacketCipher vs asyncssh)",
 }
 
-# The batch rows (_bench_batch.py): many messages a call, time per message.
-# Their own family, selected by name (--operation): not in the every-operation
-# run that the committed table and its figures mirror.
+# The batch rows (_bench_batch.py): many messages a call, time per message,
+# with their own summary (messages per second and the ratios to the loops).
 BATCH_OPERATIONS = _bb.OPERATIONS
 
 CASES = [
@@ -296,6 +295,11 @@ CASES += _bb.cases(Case)
 
 # Operations whose sizes are their own (not the 64 B .. 1 MiB ladder)
 FIXED_SIZES = ("hpke-seal", "hpke-key-seal", "ssh-packet-seal") + tuple(_bb.OPERATIONS)
+
+# What ``python -m poly1305x bench`` measures with no --operation: every
+# one-call operation, then the batch rows (N = 1, 16, 64, 256 and the Noise
+# consumer; about 25 s of a run of a few minutes).
+BENCH_OPERATIONS = tuple(OPERATIONS) + tuple(BATCH_OPERATIONS)
 
 # The quick default of ``python -m poly1305x``: the two one-shot operations.
 QUICK_OPERATIONS = ("poly1305", "aead", "aead-new")

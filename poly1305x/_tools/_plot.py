@@ -293,13 +293,16 @@ def rows_from_table(text):
     Markdown table written by ``_bench.format_table``, and the lines above
     it as ``env["summary"]``."""
     rows, head = [], []
+    summary = False      # inside the batch rows' summary (``| backend | size | N |``)
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if not line.startswith("|"):
+            summary = False
             if not rows and line.strip() and not line.startswith("Best of"):
                 head.append(line.strip().replace("`", ""))
             continue
-        if len(cells) < 4 or cells[0] == "operation" or set(cells[0]) <= set("-:"):
+        summary = summary or cells[0] == "backend"
+        if summary or len(cells) < 4 or cells[0] == "operation" or set(cells[0]) <= set("-:"):
             continue
         library, backend, variant = parse_library(cells[2])
         ratios = dict((peer, float(x)) for x, peer in
