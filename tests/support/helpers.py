@@ -50,6 +50,17 @@ def run_threads(target, n):
     return results
 
 
+def ssh_keygen_makes(*targs):
+    """Whether this ssh-keygen makes a key of the type targs names (OpenSSH 10
+    makes no DSA keys): tried once in a scratch directory."""
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        r = subprocess.run(["ssh-keygen", "-q", *targs, "-N", "", "-f", d + "/k"],
+                           capture_output=True, timeout=60)
+    return r.returncode == 0
+
+
 def ssh_keygen(*args):
     """Run OpenSSH's ssh-keygen with args; a failure fails the test (with its
     stderr).  Returns the CompletedProcess."""
