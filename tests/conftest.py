@@ -5,6 +5,7 @@ import pytest
 
 import poly1305x
 from poly1305x._core import _dispatch
+from tests.support.helpers import backend_selected
 
 ALL_BACKENDS = poly1305x.backends() + _dispatch.emulated_backends()
 
@@ -18,12 +19,8 @@ def pytest_report_header(config):
 @pytest.fixture(params=ALL_BACKENDS, ids=lambda name: name)
 def backend(request):
     """Select a backend for the objects the test creates, then restore."""
-    before = poly1305x.backend()
-    poly1305x.set_backend(request.param)
-    try:
-        yield request.param
-    finally:
-        poly1305x.set_backend(before)
+    with backend_selected(request.param) as name:
+        yield name
 
 
 @pytest.fixture

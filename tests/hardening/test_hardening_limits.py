@@ -10,6 +10,7 @@ from poly1305x import ChaCha20, ChaCha20_Poly1305, InvalidTag, MessageTooLongErr
 from poly1305x.aead import ChaCha20Poly1305
 from poly1305x.mac import Poly1305
 from tests.support.hardening import AEAD_MAX, poly1305_continue, poly1305_zeros, zero_map
+from tests.support.helpers import backend_selected
 from tests.support.reference import chacha20_block
 
 from Crypto.Cipher import ChaCha20 as PcdChaCha20
@@ -17,10 +18,8 @@ from Crypto.Cipher import ChaCha20 as PcdChaCha20
 
 @pytest.fixture
 def default_backend():
-    before = poly1305x.backend()
-    poly1305x.set_backend(poly1305x.backends()[0])
-    yield poly1305x.backend()
-    poly1305x.set_backend(before)
+    with backend_selected(poly1305x.backends()[0]) as name:
+        yield name
 
 
 def test_poly1305_over_4_gib(default_backend):

@@ -16,10 +16,10 @@ import random
 import pytest
 from cryptography.hazmat.primitives.poly1305 import Poly1305 as CryptoPoly1305
 
-import poly1305x
 from poly1305x._core._dispatch import kernel_poly1305
 from poly1305x._kernels import _portable
 from poly1305x.mac import Poly1305 as MacPoly1305
+from tests.support.helpers import backend_selected
 from tests.support.reference import poly1305 as ref_poly1305
 
 AARCH64 = platform.machine().lower() in ("aarch64", "arm64")
@@ -37,12 +37,8 @@ def oracle(key, msg):
 
 @pytest.fixture
 def on_portable():
-    before = poly1305x.backend()
-    poly1305x.set_backend("portable")
-    try:
+    with backend_selected("portable"):
         yield
-    finally:
-        poly1305x.set_backend(before)
 
 
 def test_poly_kind():

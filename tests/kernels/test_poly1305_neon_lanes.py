@@ -22,11 +22,11 @@ import pytest
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305 as CryptoAEAD
 from cryptography.hazmat.primitives.poly1305 import Poly1305 as CryptoPoly1305
 
-import poly1305x
 from poly1305x._core import _dispatch
 from poly1305x._core._dispatch import kernel_poly1305, kernel_poly1305_lanes
 from poly1305x._kernels import _portable
 from poly1305x.aead import ChaCha20Poly1305, InvalidTag
+from tests.support.helpers import backend_selected
 from tests.support.reference import poly1305 as ref_poly1305
 
 AARCH64 = platform.machine().lower() in ("aarch64", "arm64")
@@ -206,12 +206,8 @@ def test_hook_refuses_partial_blocks():
 
 @pytest.fixture(params=AEAD_BACKENDS)
 def aead_backend(request):
-    before = poly1305x.backend()
-    poly1305x.set_backend(request.param)
-    try:
-        yield request.param
-    finally:
-        poly1305x.set_backend(before)
+    with backend_selected(request.param) as name:
+        yield name
 
 
 def aead_batch(rng, count, maxlen):

@@ -1,6 +1,20 @@
 """Small helpers shared by the test modules (``from tests.support.helpers
 import ...``)."""
+import contextlib
 import threading
+
+
+@contextlib.contextmanager
+def backend_selected(name):
+    """poly1305x.set_backend(name) for the objects made inside, then the
+    backend before it again (the tests' one way to switch backends)."""
+    import poly1305x
+    before = poly1305x.backend()
+    poly1305x.set_backend(name)
+    try:
+        yield name
+    finally:
+        poly1305x.set_backend(before)
 
 
 def h(s):
