@@ -10,6 +10,8 @@ import subprocess
 
 import pytest
 
+from tests.support.helpers import ssh_keygen
+
 SSH_KEYGEN = shutil.which("ssh-keygen")
 CHACHA = "chacha20-poly1305@openssh.com"
 WRONG = "incorrect passphrase or damaged key"
@@ -91,3 +93,22 @@ class Keys:
                    "-f", str(small))
         assert r.returncode == 0, r.stderr
         self.small = small.read_bytes()
+
+
+def make_key_files(root, types, ciphers, password, comment):
+    """{(type, cipher): PEM} for each type of `types` ({name: ssh-keygen -t/-b
+    arguments}): the key ssh-keygen made, unencrypted under "none", and the
+    same key re-encrypted by ssh-keygen -p -Z with each of `ciphers` (one kdf
+    round).  `comment` is formatted with the type's name."""
+    out = {}
+    for name, targs in types.items():
+        base = root / name
+        ssh_keygen("-q", *targs, "-N", "", "-C", comment.format(name=name), "-f", str(base))
+        out[name, "none"] = base.read_bytes()
+        for cipher in ciphers:
+            path = root / f"{name}-{cipher}"
+            write_key(path, out[name, "none"])
+            ssh_keygen("-q", "-p", "-P", "", "-N", password, "-Z", cipher, "-a", "1",
+                       "-f", str(path))
+            out[name, cipher] = path.read_bytes()
+    return out

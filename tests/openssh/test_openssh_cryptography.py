@@ -10,7 +10,8 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 
 from poly1305x import openssh
-from tests.support.helpers import ssh_keygen, ssh_keygen_makes
+from tests.openssh.keyfiles import make_key_files
+from tests.support.helpers import ssh_keygen_makes
 
 CHACHA = "chacha20-poly1305@openssh.com"
 CIPHERS = [c for c in openssh.CIPHERS if c != "none"]
@@ -33,22 +34,9 @@ pytestmark = pytest.mark.filterwarnings("ignore::cryptography.utils.Cryptography
 @pytest.fixture(scope="module")
 def keys(tmp_path_factory):
     """{type: (unencrypted PEM, {cipher: PEM re-encrypted by ssh-keygen -p -Z})}"""
-    root = tmp_path_factory.mktemp("ck")
-    out = {}
-    for name, targs in TYPES.items():
-        base = root / name
-        ssh_keygen("-q", *targs, "-N", "", "-C", f"{name} key", "-f", str(base))
-        plain = base.read_bytes()
-        enc = {}
-        for cipher in CIPHERS:
-            path = root / f"{name}-{cipher}"
-            path.write_bytes(plain)
-            path.chmod(0o600)
-            ssh_keygen("-q", "-p", "-P", "", "-N", PASSWORD.decode(), "-Z", cipher, "-a", "1",
-                   "-f", str(path))
-            enc[cipher] = path.read_bytes()
-        out[name] = plain, enc
-    return out
+    files = make_key_files(tmp_path_factory.mktemp("ck"), TYPES, CIPHERS, PASSWORD.decode(),
+                           "{name} key")
+    return {name: (files[name, "none"], {c: files[name, c] for c in CIPHERS}) for name in TYPES}
 
 
 def private_bytes(key):

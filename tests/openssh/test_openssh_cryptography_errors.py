@@ -11,7 +11,7 @@ from cryptography.hazmat.primitives import serialization
 
 from poly1305x import openssh
 from poly1305x.openssh import _wire
-from tests.support.helpers import ssh_keygen
+from tests.openssh.keyfiles import make_key_files
 
 PASSWORD = b"corpus pw"
 READABLE = ["none", "aes256-ctr", "aes256-cbc", "aes256-gcm@openssh.com"]
@@ -26,20 +26,8 @@ pytestmark = pytest.mark.filterwarnings(
 
 @pytest.fixture(scope="module")
 def keys(tmp_path_factory):
-    root = tmp_path_factory.mktemp("corpus")
-    out = {}
-    for name, targs in TYPES.items():
-        base = root / name
-        ssh_keygen("-q", *targs, "-N", "", "-C", "corpus", "-f", str(base))
-        out[name, "none"] = base.read_bytes()
-        for cipher in READABLE[1:] + list(OURS_ONLY):
-            path = root / f"{name}-{cipher}"
-            path.write_bytes(base.read_bytes())
-            path.chmod(0o600)
-            ssh_keygen("-q", "-p", "-P", "", "-N", PASSWORD.decode(), "-Z", cipher, "-a", "1",
-                       "-f", str(path))
-            out[name, cipher] = path.read_bytes()
-    return out
+    return make_key_files(tmp_path_factory.mktemp("corpus"), TYPES,
+                          READABLE[1:] + list(OURS_ONLY), PASSWORD.decode(), "corpus")
 
 
 def fields(pem):

@@ -15,7 +15,7 @@ import pytest
 from poly1305x import openssh
 from poly1305x.openssh import _container, _wire
 from poly1305x.openssh.__main__ import main as cli
-from tests.support.helpers import ssh_keygen
+from tests.openssh.keyfiles import make_key_files
 
 WRONG = "incorrect passphrase or damaged key"
 PASSWORD = "oracle pw"
@@ -36,19 +36,8 @@ pytestmark = pytest.mark.filterwarnings(
 @pytest.fixture(scope="module")
 def keys(tmp_path_factory):
     """{(type, cipher): PEM} from ssh-keygen (-p -Z re-encrypts the key)."""
-    root = tmp_path_factory.mktemp("oracle")
-    out = {}
-    for name, targs in TYPES.items():
-        base = root / name
-        ssh_keygen("-q", *targs, "-N", "", "-C", f"{name} oracle", "-f", str(base))
-        for cipher in UNAUTHENTICATED:
-            path = root / f"{name}-{cipher}"
-            path.write_bytes(base.read_bytes())
-            path.chmod(0o600)
-            ssh_keygen("-q", "-p", "-P", "", "-N", PASSWORD, "-Z", cipher, "-a", "1",
-                       "-f", str(path))
-            out[name, cipher] = path.read_bytes()
-    return out
+    return make_key_files(tmp_path_factory.mktemp("oracle"), TYPES, UNAUTHENTICATED, PASSWORD,
+                          "{name} oracle")
 
 
 @pytest.fixture(autouse=True)
