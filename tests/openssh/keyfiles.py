@@ -95,6 +95,16 @@ class Keys:
         self.small = small.read_bytes()
 
 
+#: every key type of ssh-keygen but DSA: {name: ssh-keygen -t/-b arguments}
+ALL_TYPES = {
+    "ed25519": ["-t", "ed25519"],
+    "ecdsa256": ["-t", "ecdsa", "-b", "256"],
+    "ecdsa384": ["-t", "ecdsa", "-b", "384"],
+    "ecdsa521": ["-t", "ecdsa", "-b", "521"],
+    "rsa": ["-t", "rsa", "-b", "2048"],
+}
+
+
 def make_key_files(root, types, ciphers, password, comment):
     """{(type, cipher): PEM} for each type of `types` ({name: ssh-keygen -t/-b
     arguments}): the key ssh-keygen made, unencrypted under "none", and the

@@ -10,20 +10,14 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 
 from poly1305x import openssh
-from tests.openssh.keyfiles import make_key_files
+from tests.openssh.keyfiles import ALL_TYPES, make_key_files
 from tests.support.helpers import ssh_keygen_makes
 
 CHACHA = "chacha20-poly1305@openssh.com"
 CIPHERS = [c for c in openssh.CIPHERS if c != "none"]
 # every key type this ssh-keygen makes: DSA while it still can (OpenSSH 9.x
 # does, 10 does not; loading DSA keys is tested wherever it can be made)
-TYPES = {
-    "ed25519": ["-t", "ed25519"],
-    "ecdsa256": ["-t", "ecdsa", "-b", "256"],
-    "ecdsa384": ["-t", "ecdsa", "-b", "384"],
-    "ecdsa521": ["-t", "ecdsa", "-b", "521"],
-    "rsa": ["-t", "rsa", "-b", "2048"],
-}
+TYPES = dict(ALL_TYPES)
 if ssh_keygen_makes("-t", "dsa"):
     TYPES["dsa"] = ["-t", "dsa"]
 PASSWORD = b"s3cret p\xc3\xa4ss"

@@ -15,19 +15,13 @@ import pytest
 from poly1305x import openssh
 from poly1305x.openssh import _container, _wire
 from poly1305x.openssh.__main__ import main as cli
+from tests.openssh.keyfiles import ALL_TYPES as TYPES
 from tests.openssh.keyfiles import make_key_files
 
 WRONG = "incorrect passphrase or damaged key"
 PASSWORD = "oracle pw"
 UNAUTHENTICATED = ["aes128-ctr", "aes192-ctr", "aes256-ctr",
                    "aes128-cbc", "aes192-cbc", "aes256-cbc"]
-TYPES = {
-    "ed25519": ["-t", "ed25519"],
-    "ecdsa256": ["-t", "ecdsa", "-b", "256"],
-    "ecdsa384": ["-t", "ecdsa", "-b", "384"],
-    "ecdsa521": ["-t", "ecdsa", "-b", "521"],
-    "rsa": ["-t", "rsa", "-b", "2048"],
-}
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::cryptography.utils.CryptographyDeprecationWarning")
