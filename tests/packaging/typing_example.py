@@ -1,7 +1,9 @@
 """A typed user of poly1305x's public API: `mypy --strict` must accept it with
-the shipped stubs (nox -s stubtest), and it runs.  Not collected by pytest.
+the installed package's types (inline annotations, and the .pyi stubs of the
+compiled modules; tests/packaging/test_typing.py, nox -s stubtest), and it
+runs.  Not collected by pytest.
 
-The assert_type lines pin what the stubs promise; a stub that drifts to Any or
+The assert_type lines pin what the types promise; one that drifts to Any or
 to a wrong type fails mypy here."""
 import os
 from typing import List
