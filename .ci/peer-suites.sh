@@ -69,7 +69,7 @@ run_pass() {    # run_pass DIST VERSION PASS TESTS...: one pass, in its own copy
     set +e
     (cd "$root" && POLY1305X_PEER=$dist POLY1305X_PEER_PASS=$pass \
         POLY1305X_PEER_COUNT="$WORK/$dist.count" PYTHONDONTWRITEBYTECODE=1 \
-        timeout 900 "$PEERS_VENV/bin/python" -m pytest -q -p no:cacheprovider -o addopts= \
+        timeout 900 "$PEERS_VENV/bin/python" -m pytest -q -o addopts= \
         --junitxml="$WORK/$dist-$pass.xml" "$@" > "$WORK/$dist-$pass.log" 2>&1)
     rc=$?
     set -e
@@ -101,8 +101,24 @@ suite() {   # suite DIST VERSION TESTS...: the three passes side by side (mostly
         echo "$dist suite: poly1305x sealed no packet: the chacha path did not run" >&2
         status=1
     fi
-    python .ci/peer_compare.py "$dist" "$WORK/$dist-plain.xml" "$WORK/$dist-control.xml" \
-        "$WORK/$dist-poly1305x.xml" || status=1
+    if ! python .ci/peer_compare.py "$dist" "$WORK/$dist-plain.xml" "$WORK/$dist-control.xml" \
+            "$WORK/$dist-poly1305x.xml" > "$WORK/$dist.compare"; then
+        # A test that failed only with poly1305x runs once more, with
+        # poly1305x (pytest --lf in the same copy): the peers' suites have
+        # timing tests that a loaded machine fails now and then (one failed
+        # in a plain pass here).  A test that fails again fails the job; one
+        # that passes is named as failed once, passed on the re-run.
+        grep -v ' suite: ' "$WORK/$dist.compare" || true
+        echo "$dist: re-running the tests that failed only with poly1305x"
+        (cd "$WORK/poly1305x/$dist-$version" && POLY1305X_PEER=$dist POLY1305X_PEER_PASS=poly1305x \
+            POLY1305X_PEER_COUNT="$WORK/$dist.count" PYTHONDONTWRITEBYTECODE=1 \
+            timeout 900 "$PEERS_VENV/bin/python" -m pytest -q -o addopts= --lf \
+            --junitxml="$WORK/$dist-rerun.xml" "$@" > "$WORK/$dist-rerun.log" 2>&1) || true
+        python .ci/peer_compare.py "$dist" "$WORK/$dist-plain.xml" "$WORK/$dist-control.xml" \
+            "$WORK/$dist-poly1305x.xml" "$WORK/$dist-rerun.xml" || status=1
+    else
+        cat "$WORK/$dist.compare"
+    fi
 }
 # shellcheck disable=SC2086  (the test lists are word lists)
 suite paramiko "$PARAMIKO_VERSION" $PARAMIKO_TESTS
