@@ -49,17 +49,15 @@ cdef inline void _mb26_step(const uint8_t* const* msgs, const uint32_t* nblocks,
                                           _mb26_live(nblocks, blk, g, 2),
                                           _mb26_live(nblocks, blk, g, 1),
                                           _mb26_live(nblocks, blk, g, 0))
-    cdef __m256i mask = _mm256_set1_epi64x(0x3ffffff)
     cdef __m256i z = _mm256_setzero_si256()
     cdef __m256i d0 = z, d1 = z, d2 = z, d3 = z, d4 = z
-    cdef __m256i n0, n1, n2, n3, n4
-    cdef __m256i t0 = _mm256_add_epi64(h[0], _mm256_and_si256(lo, mask))
-    cdef __m256i t1 = _mm256_add_epi64(h[1], _mm256_and_si256(_mm256_srli_epi64(lo, 26), mask))
-    cdef __m256i t2 = _mm256_add_epi64(h[2], _mm256_and_si256(
-        _mm256_or_si256(_mm256_srli_epi64(lo, 52), _mm256_slli_epi64(hi, 12)), mask))
-    cdef __m256i t3 = _mm256_add_epi64(h[3], _mm256_and_si256(_mm256_srli_epi64(hi, 14), mask))
-    cdef __m256i t4 = _mm256_add_epi64(h[4], _mm256_or_si256(_mm256_srli_epi64(hi, 40),
-                                                             _mm256_set1_epi64x(1 << 24)))
+    cdef __m256i n0, n1, n2, n3, n4, t0, t1, t2, t3, t4
+    _p26v_split(lo, hi, &t0, &t1, &t2, &t3, &t4)
+    t0 = _mm256_add_epi64(h[0], t0)
+    t1 = _mm256_add_epi64(h[1], t1)
+    t2 = _mm256_add_epi64(h[2], t2)
+    t3 = _mm256_add_epi64(h[3], t3)
+    t4 = _mm256_add_epi64(h[4], _mm256_or_si256(t4, _mm256_set1_epi64x(1 << 24)))
     _p26v_mac(&d0, &d1, &d2, &d3, &d4, t0, t1, t2, t3, t4,
               r[0], r[1], r[2], r[3], r[4], s[1], s[2], s[3], s[4])
     _p26v_carry(&n0, &n1, &n2, &n3, &n4, d0, d1, d2, d3, d4)
@@ -97,24 +95,58 @@ cdef inline uint32_t _mb26_setup(const uint8_t* const* keys, const uint32_t* nbl
     return steps
 
 
+cdef inline long long _mb26_word(const uint8_t* const* keys, size_t g, size_t j,
+                                 size_t at) noexcept nogil:
+    # The 64-bit word at byte `at` of lane j's key (0 past the g lanes).
+    return <long long>load64_le(keys[j] + at) if j < g else 0
+
+
 cdef inline void _mb26_tags(const uint8_t* const* keys, uint8_t* const* tags, size_t g,
                             uint64_t* out, const __m256i* h) noexcept nogil:
-    # Each lane's limbs, fully carried, to base 2^64 (h[2] < 8), then the tag.
-    cdef poly1305_state st
-    cdef uint64_t l[5]
-    cdef size_t j, i
-    for i in range(5):
-        _mm256_storeu_si256(<__m256i*>(out + 4 * i), h[i])
+    # The lanes' tags, in vectors: (h mod p + s) mod 2^128.  In: h0, h2, h3
+    # < 2^26, h1 < 2^26 + 2^10, h4 < 2^26 + 2^8 (_p26v_carry; 0 in a lane
+    # without blocks), so h < 2^130 + 2^113 < 2p and h mod p = h - b p with
+    # b = (h + 5) >> 130 (0 or 1): the carries of h + 5 give b exactly.  Mod
+    # 2^128 the 2^130 of b p vanishes, so the tag is h + 5 b + s mod 2^128:
+    # adds, shifts and masks, no branch and no select on h.  out: 8 words.
+    cdef __m256i mask = _mm256_set1_epi64x(0x3ffffff)
+    cdef __m256i s0, s1, s2, s3, s4, c, b, u0, u1, u2, u3, u4
+    cdef size_t j
+    _p26v_split(_mm256_set_epi64x(_mb26_word(keys, g, 3, 16), _mb26_word(keys, g, 2, 16),
+                                  _mb26_word(keys, g, 1, 16), _mb26_word(keys, g, 0, 16)),
+                _mm256_set_epi64x(_mb26_word(keys, g, 3, 24), _mb26_word(keys, g, 2, 24),
+                                  _mb26_word(keys, g, 1, 24), _mb26_word(keys, g, 0, 24)),
+                &s0, &s1, &s2, &s3, &s4)
+    # b = (h + 5) >> 130
+    c = _mm256_srli_epi64(_mm256_add_epi64(h[0], _mm256_set1_epi64x(5)), 26)
+    c = _mm256_srli_epi64(_mm256_add_epi64(h[1], c), 26)
+    c = _mm256_srli_epi64(_mm256_add_epi64(h[2], c), 26)
+    c = _mm256_srli_epi64(_mm256_add_epi64(h[3], c), 26)
+    b = _mm256_srli_epi64(_mm256_add_epi64(h[4], c), 26)
+    # u = h + 5 b + s (s0..s3 < 2^26, s4 < 2^24: every sum < 2^28), carried
+    # up to limb 4
+    u0 = _mm256_add_epi64(_mm256_add_epi64(h[0], s0), _p26v_times5(b))
+    c = _mm256_srli_epi64(u0, 26)
+    u0 = _mm256_and_si256(u0, mask)
+    u1 = _mm256_add_epi64(_mm256_add_epi64(h[1], s1), c)
+    c = _mm256_srli_epi64(u1, 26)
+    u1 = _mm256_and_si256(u1, mask)
+    u2 = _mm256_add_epi64(_mm256_add_epi64(h[2], s2), c)
+    c = _mm256_srli_epi64(u2, 26)
+    u2 = _mm256_and_si256(u2, mask)
+    u3 = _mm256_add_epi64(_mm256_add_epi64(h[3], s3), c)
+    c = _mm256_srli_epi64(u3, 26)
+    u3 = _mm256_and_si256(u3, mask)
+    u4 = _mm256_add_epi64(_mm256_add_epi64(h[4], s4), c)
+    # limbs -> two 64-bit words as p26_to64 (bits past 2^128 shifted out)
+    _mm256_storeu_si256(<__m256i*>out, _mm256_or_si256(
+        _mm256_or_si256(u0, _mm256_slli_epi64(u1, 26)), _mm256_slli_epi64(u2, 52)))
+    _mm256_storeu_si256(<__m256i*>(out + 4), _mm256_or_si256(
+        _mm256_or_si256(_mm256_srli_epi64(u2, 12), _mm256_slli_epi64(u3, 14)),
+        _mm256_slli_epi64(u4, 40)))
     for j in range(g):
-        for i in range(5):
-            l[i] = out[4 * i + j]
-        p26_carry_full(l)
-        st.s[0] = load64_le(keys[j] + 16)
-        st.s[1] = load64_le(keys[j] + 24)
-        p26_to64(l, st.h)
-        poly1305_finish(&st, tags[j])
-    wipe(&st, sizeof(st))
-    wipe(l, sizeof(l))
+        store64_le(tags[j], out[j])
+        store64_le(tags[j] + 8, out[4 + j])
 
 
 cdef void _poly1305_lanes8_avx2(const uint8_t* const* keys, const uint8_t* const* msgs,
