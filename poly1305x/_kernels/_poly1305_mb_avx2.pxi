@@ -1,8 +1,10 @@
 # Multi-buffer Poly1305 on AVX2, one message per 64-bit lane (two sets of 4
 # lanes): the tags of a batch of short AEAD messages (_engine_batch_run.pxi).
 # Included by _x86_avx2.pyx after _poly1305_avx2.pxi, whose radix-2^26
-# arithmetic (_p26v_mac, _p26v_carry; _radix26.pxd's conversions) it uses
-# with a different r in every lane.
+# arithmetic (_p26v_split, _p26v_mac, _p26v_carry) it uses with a different
+# r in every lane.  Keys, r, h and the tags stay in vector registers from the
+# setup to the final reduction; the one row of memory that holds tags on
+# their way out is wiped.
 #
 # Each lane runs Horner's rule on its own message, one block per step:
 #     h <- (h + m) * r     (t = h + m < 2^27.01 < 2^32: within vpmuludq's
@@ -68,37 +70,34 @@ cdef inline void _mb26_step(const uint8_t* const* msgs, const uint32_t* nblocks,
     h[4] = _mm256_or_si256(_mm256_and_si256(live, n4), _mm256_andnot_si256(live, h[4]))
 
 
-cdef inline uint32_t _mb26_setup(const uint8_t* const* keys, const uint32_t* nblocks,
-                                 size_t g, uint64_t* rl, __m256i* r, __m256i* s,
-                                 __m256i* h) noexcept nogil:
-    # r (and 5 r) of lanes 0..g-1 as limb vectors, h = 0; returns the largest
-    # block count.  rl: 20 words of scratch.
-    cdef poly1305_state st
-    cdef uint64_t l[5]
-    cdef uint32_t steps = 0
-    cdef size_t j, i
-    for j in range(4):
-        l[0] = l[1] = l[2] = l[3] = l[4] = 0
-        if j < g:
-            poly1305_init(&st, keys[j], keys[j] + 16)
-            p26_from64(st.r[0], st.r[1], 0, l)
-            if nblocks[j] > steps:
-                steps = nblocks[j]
-        for i in range(5):
-            rl[4 * i + j] = l[i]
-    for i in range(5):
-        r[i] = _mm256_loadu_si256(<const __m256i*>(rl + 4 * i))
-        s[i] = _p26v_times5(r[i])
-        h[i] = _mm256_setzero_si256()
-    wipe(&st, sizeof(st))
-    wipe(l, sizeof(l))
-    return steps
-
-
 cdef inline long long _mb26_word(const uint8_t* const* keys, size_t g, size_t j,
                                  size_t at) noexcept nogil:
     # The 64-bit word at byte `at` of lane j's key (0 past the g lanes).
     return <long long>load64_le(keys[j] + at) if j < g else 0
+
+
+cdef inline uint32_t _mb26_setup(const uint8_t* const* keys, const uint32_t* nblocks,
+                                 size_t g, __m256i* r, __m256i* s, __m256i* h) noexcept nogil:
+    # r of lanes 0..g-1, clamped, (and 5 r) as limb vectors (0 in the lanes
+    # past g), built in registers; h = 0; returns the largest block count.
+    cdef uint32_t steps = 0
+    cdef size_t j
+    _p26v_split(_mm256_and_si256(
+                    _mm256_set_epi64x(_mb26_word(keys, g, 3, 0), _mb26_word(keys, g, 2, 0),
+                                      _mb26_word(keys, g, 1, 0), _mb26_word(keys, g, 0, 0)),
+                    _mm256_set1_epi64x(<long long>0x0ffffffc0fffffff)),
+                _mm256_and_si256(
+                    _mm256_set_epi64x(_mb26_word(keys, g, 3, 8), _mb26_word(keys, g, 2, 8),
+                                      _mb26_word(keys, g, 1, 8), _mb26_word(keys, g, 0, 8)),
+                    _mm256_set1_epi64x(<long long>0x0ffffffc0ffffffc)),
+                &r[0], &r[1], &r[2], &r[3], &r[4])
+    for j in range(5):
+        s[j] = _p26v_times5(r[j])
+        h[j] = _mm256_setzero_si256()
+    for j in range(g):
+        if nblocks[j] > steps:
+            steps = nblocks[j]
+    return steps
 
 
 cdef inline void _mb26_tags(const uint8_t* const* keys, uint8_t* const* tags, size_t g,
@@ -153,7 +152,7 @@ cdef void _poly1305_lanes8_avx2(const uint8_t* const* keys, const uint8_t* const
                                 const uint32_t* nblocks, uint8_t* const* tags,
                                 size_t g) noexcept nogil:
     # g <= 8 lanes: two independent sets of four, step by step.
-    cdef uint64_t rl[20]
+    cdef uint64_t rl[8]                # the tags' staging row
     cdef uint8_t zero16[16]
     cdef __m256i ra[5]
     cdef __m256i sa[5]
@@ -165,8 +164,8 @@ cdef void _poly1305_lanes8_avx2(const uint8_t* const* keys, const uint8_t* const
     cdef size_t gb = g - ga
     cdef uint32_t steps, steps_b, blk
     memset(zero16, 0, 16)
-    steps = _mb26_setup(keys, nblocks, ga, rl, ra, sa, ha)
-    steps_b = _mb26_setup(keys + ga, nblocks + ga, gb, rl, rb, sb, hb)
+    steps = _mb26_setup(keys, nblocks, ga, ra, sa, ha)
+    steps_b = _mb26_setup(keys + ga, nblocks + ga, gb, rb, sb, hb)
     if steps_b > steps:
         steps = steps_b
     for blk in range(steps):
