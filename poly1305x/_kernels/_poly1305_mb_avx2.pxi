@@ -29,28 +29,27 @@ cdef inline const uint8_t* _mb26_at(const uint8_t* const* msgs, const uint32_t* 
     return zero16
 
 
-cdef inline long long _mb26_live(const uint32_t* nblocks, uint32_t blk, size_t g,
-                                 size_t j) noexcept nogil:
-    # All ones when lane j has a block blk.
-    return -1 if j < g and blk < nblocks[j] else 0
+cdef inline __m256i _mb26_pair(const uint8_t* a, const uint8_t* b) noexcept nogil:
+    # The 16-byte blocks at a (low half) and b (high half) of one vector.
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(<const __m128i*>a)),
+                                   _mm_loadu_si128(<const __m128i*>b), 1)
 
 
 cdef inline void _mb26_step(const uint8_t* const* msgs, const uint32_t* nblocks,
-                            uint32_t blk, size_t g, const uint8_t* zero16,
+                            uint32_t blk, size_t g, const uint8_t* zero16, __m256i nb,
                             __m256i* h, const __m256i* r, const __m256i* s) noexcept nogil:
-    # h[0..4] <- (h + m) * r in the lanes (of g <= 4) that have a block blk.
-    cdef const uint8_t* p0 = _mb26_at(msgs, nblocks, blk, g, 0, zero16)
-    cdef const uint8_t* p1 = _mb26_at(msgs, nblocks, blk, g, 1, zero16)
-    cdef const uint8_t* p2 = _mb26_at(msgs, nblocks, blk, g, 2, zero16)
-    cdef const uint8_t* p3 = _mb26_at(msgs, nblocks, blk, g, 3, zero16)
-    cdef __m256i lo = _mm256_set_epi64x(<long long>load64_le(p3), <long long>load64_le(p2),
-                                        <long long>load64_le(p1), <long long>load64_le(p0))
-    cdef __m256i hi = _mm256_set_epi64x(<long long>load64_le(p3 + 8), <long long>load64_le(p2 + 8),
-                                        <long long>load64_le(p1 + 8), <long long>load64_le(p0 + 8))
-    cdef __m256i live = _mm256_set_epi64x(_mb26_live(nblocks, blk, g, 3),
-                                          _mb26_live(nblocks, blk, g, 2),
-                                          _mb26_live(nblocks, blk, g, 1),
-                                          _mb26_live(nblocks, blk, g, 0))
+    # h[0..4] <- (h + m) * r in the lanes (of g <= 4) that have a block blk;
+    # nb: the lanes' block counts (0 past g).  The four blocks are loaded
+    # whole and transposed (two 16-byte loads a vector, then the low and the
+    # high words apart), not gathered word by word.
+    cdef __m256i x02 = _mb26_pair(_mb26_at(msgs, nblocks, blk, g, 0, zero16),
+                                  _mb26_at(msgs, nblocks, blk, g, 2, zero16))
+    cdef __m256i x13 = _mb26_pair(_mb26_at(msgs, nblocks, blk, g, 1, zero16),
+                                  _mb26_at(msgs, nblocks, blk, g, 3, zero16))
+    cdef __m256i lo = _mm256_unpacklo_epi64(x02, x13)   # b0.lo b1.lo | b2.lo b3.lo
+    cdef __m256i hi = _mm256_unpackhi_epi64(x02, x13)   # b0.hi b1.hi | b2.hi b3.hi
+    # all ones in the lanes with a block blk
+    cdef __m256i live = _mm256_cmpgt_epi64(nb, _mm256_set1_epi64x(<long long>blk))
     cdef __m256i z = _mm256_setzero_si256()
     cdef __m256i d0 = z, d1 = z, d2 = z, d3 = z, d4 = z
     cdef __m256i n0, n1, n2, n3, n4, t0, t1, t2, t3, t4
@@ -76,10 +75,16 @@ cdef inline long long _mb26_word(const uint8_t* const* keys, size_t g, size_t j,
     return <long long>load64_le(keys[j] + at) if j < g else 0
 
 
+cdef inline long long _mb26_count(const uint32_t* nblocks, size_t g, size_t j) noexcept nogil:
+    return nblocks[j] if j < g else 0
+
+
 cdef inline uint32_t _mb26_setup(const uint8_t* const* keys, const uint32_t* nblocks,
-                                 size_t g, __m256i* r, __m256i* s, __m256i* h) noexcept nogil:
+                                 size_t g, __m256i* nb, __m256i* r, __m256i* s,
+                                 __m256i* h) noexcept nogil:
     # r of lanes 0..g-1, clamped, (and 5 r) as limb vectors (0 in the lanes
-    # past g), built in registers; h = 0; returns the largest block count.
+    # past g), built in registers; h = 0; nb: the block counts (0 past g);
+    # returns the largest.
     cdef uint32_t steps = 0
     cdef size_t j
     _p26v_split(_mm256_and_si256(
@@ -94,6 +99,8 @@ cdef inline uint32_t _mb26_setup(const uint8_t* const* keys, const uint32_t* nbl
     for j in range(5):
         s[j] = _p26v_times5(r[j])
         h[j] = _mm256_setzero_si256()
+    nb[0] = _mm256_set_epi64x(_mb26_count(nblocks, g, 3), _mb26_count(nblocks, g, 2),
+                              _mb26_count(nblocks, g, 1), _mb26_count(nblocks, g, 0))
     for j in range(g):
         if nblocks[j] > steps:
             steps = nblocks[j]
@@ -162,16 +169,17 @@ cdef void _poly1305_lanes8_avx2(const uint8_t* const* keys, const uint8_t* const
     cdef __m256i hb[5]
     cdef size_t ga = g if g < 4 else 4
     cdef size_t gb = g - ga
+    cdef __m256i na, nb
     cdef uint32_t steps, steps_b, blk
     memset(zero16, 0, 16)
-    steps = _mb26_setup(keys, nblocks, ga, ra, sa, ha)
-    steps_b = _mb26_setup(keys + ga, nblocks + ga, gb, rb, sb, hb)
+    steps = _mb26_setup(keys, nblocks, ga, &na, ra, sa, ha)
+    steps_b = _mb26_setup(keys + ga, nblocks + ga, gb, &nb, rb, sb, hb)
     if steps_b > steps:
         steps = steps_b
     for blk in range(steps):
-        _mb26_step(msgs, nblocks, blk, ga, zero16, ha, ra, sa)
+        _mb26_step(msgs, nblocks, blk, ga, zero16, na, ha, ra, sa)
         if gb:
-            _mb26_step(msgs + ga, nblocks + ga, blk, gb, zero16, hb, rb, sb)
+            _mb26_step(msgs + ga, nblocks + ga, blk, gb, zero16, nb, hb, rb, sb)
     _mb26_tags(keys, tags, ga, rl, ha)
     if gb:
         _mb26_tags(keys + ga, tags + ga, gb, rl, hb)
