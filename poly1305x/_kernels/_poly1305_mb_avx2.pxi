@@ -2,9 +2,10 @@
 # lanes): the tags of a batch of short AEAD messages (_engine_batch_run.pxi).
 # Included by _x86_avx2.pyx after _poly1305_avx2.pxi, whose radix-2^26
 # arithmetic (_p26v_split, _p26v_mac, _p26v_carry) it uses with a different
-# r in every lane.  Keys, r, h and the tags stay in vector registers from the
-# setup to the final reduction; the one row of memory that holds tags on
-# their way out is wiped.
+# r in every lane.  From the setup to the final reduction the keys, r, h
+# and the tags are vector variables (spilled to the stack where the
+# compiler chooses, as in every vector kernel); the one row of scalar
+# scratch, the tags on their way out, is wiped.
 #
 # Each lane runs Horner's rule on its own message, one block per step:
 #     h <- (h + m) * r     (t = h + m < 2^27.01 < 2^32: within vpmuludq's
