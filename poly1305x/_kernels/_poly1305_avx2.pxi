@@ -73,21 +73,29 @@ cdef inline __m256i _p26v_final(const uint64_t* pw, int i, int hi) noexcept nogi
         _mm256_loadu_si256(<const __m256i*>(pw + 8 * i + 4 * hi)), 0x27)
 
 
-cdef inline void _p26v_load4(const uint8_t* m, __m256i* a0, __m256i* a1,
+cdef inline void _p26v_split(__m256i lo, __m256i hi, __m256i* a0, __m256i* a1,
                              __m256i* a2, __m256i* a3, __m256i* a4) noexcept nogil:
-    """Four blocks (64 bytes, unaligned) -> limbs, lanes = blocks 0, 2, 1, 3.
-    a0..a3 < 2^26, a4 < 2^25 (including the 2^128 bit, 2^24 in limb 4)."""
-    cdef __m256i x = _mm256_loadu_si256(<const __m256i*>m)          # b0.lo b0.hi | b1.lo b1.hi
-    cdef __m256i y = _mm256_loadu_si256(<const __m256i*>(m + 32))   # b2.lo b2.hi | b3.lo b3.hi
-    cdef __m256i lo = _mm256_unpacklo_epi64(x, y)   # b0.lo b2.lo | b1.lo b3.lo
-    cdef __m256i hi = _mm256_unpackhi_epi64(x, y)   # b0.hi b2.hi | b1.hi b3.hi
+    """Four 128-bit numbers (low words in lo, high words in hi) -> limbs, as
+    p26_from64 lane by lane: a0..a3 < 2^26, a4 < 2^24."""
     cdef __m256i mask = _mm256_set1_epi64x(0x3ffffff)
     a0[0] = _mm256_and_si256(lo, mask)
     a1[0] = _mm256_and_si256(_mm256_srli_epi64(lo, 26), mask)
     a2[0] = _mm256_and_si256(_mm256_or_si256(_mm256_srli_epi64(lo, 52),
                                              _mm256_slli_epi64(hi, 12)), mask)
     a3[0] = _mm256_and_si256(_mm256_srli_epi64(hi, 14), mask)
-    a4[0] = _mm256_or_si256(_mm256_srli_epi64(hi, 40), _mm256_set1_epi64x(1 << 24))
+    a4[0] = _mm256_srli_epi64(hi, 40)
+
+
+cdef inline void _p26v_load4(const uint8_t* m, __m256i* a0, __m256i* a1,
+                             __m256i* a2, __m256i* a3, __m256i* a4) noexcept nogil:
+    """Four blocks (64 bytes, unaligned) -> limbs, lanes = blocks 0, 2, 1, 3.
+    a0..a3 < 2^26, a4 < 2^25 (including the 2^128 bit, 2^24 in limb 4)."""
+    cdef __m256i x = _mm256_loadu_si256(<const __m256i*>m)          # b0.lo b0.hi | b1.lo b1.hi
+    cdef __m256i y = _mm256_loadu_si256(<const __m256i*>(m + 32))   # b2.lo b2.hi | b3.lo b3.hi
+    _p26v_split(_mm256_unpacklo_epi64(x, y),    # b0.lo b2.lo | b1.lo b3.lo
+                _mm256_unpackhi_epi64(x, y),    # b0.hi b2.hi | b1.hi b3.hi
+                a0, a1, a2, a3, a4)
+    a4[0] = _mm256_or_si256(a4[0], _mm256_set1_epi64x(1 << 24))
 
 
 cdef inline void _p26v_mac(__m256i* d0, __m256i* d1, __m256i* d2, __m256i* d3, __m256i* d4,

@@ -41,6 +41,10 @@ cdef extern from "_simd.h" nogil:
     __m256i _mm256_set_epi64x(long long e3, long long e2, long long e1, long long e0)
     __m256i _mm256_permute4x64_epi64(__m256i a, int imm)
     __m256i _mm256_blend_epi32(__m256i a, __m256i b, int imm)
+    # the multi-buffer lanes: a block per lane, and masks from block counts
+    __m256i _mm256_castsi128_si256(__m128i a)
+    __m256i _mm256_inserti128_si256(__m256i a, __m128i b, int imm)
+    __m256i _mm256_cmpgt_epi64(__m256i a, __m256i b)
     # AVX-512F + IFMA, radix 2^44 (madd52lo/hi: a + low/high 52 bits of the
     # 104-bit product of the low 52 bits of b and c, per 64-bit lane)
     __m512i _mm512_madd52lo_epu64(__m512i a, __m512i b, __m512i c)
