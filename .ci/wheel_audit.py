@@ -1,4 +1,4 @@
-"""The checks .ci/wheels.sh makes on each repaired wheel:
+"""The checks .ci/wheels.sh and `nox -s wheel` make on each wheel:
 
     python .ci/wheel_audit.py WHEEL...
 
@@ -11,8 +11,13 @@
   kernels and _dispatch, _engine, _ssh) hold no VEX/EVEX-encoded instruction
   at all (no AVX, AVX2 or AVX-512); an "avx2" module holds AVX2 and no AVX-512
   (no zmm register, opmask register, xmm/ymm16-31, or an instruction AVX-512
-  introduced); an "avx512" module holds AVX-512; on aarch64 wheels, no x86
-  module at all.
+  introduced); an "avx512" module holds AVX-512; on aarch64 wheels, no
+  module whose registry target is x86_64.
+
+AVX-512 is recognised by its operands and by the mnemonics that exist only
+as EVEX encodings: an AVX-512VL instruction on ymm0-15 without a mask
+(vpternlogd, vprold, ...) has no AVX-512 operand, and would still fault on
+an AVX2-only CPU.  This is the one copy of the audit; noxfile.py runs it too.
 
 Prints one line per module and exits non-zero on any finding."""
 import os
@@ -23,7 +28,6 @@ import sys
 import tempfile
 import zipfile
 
-from elftools.elf.elffile import ELFFile   # pyelftools, an auditwheel dependency
 
 # The compiled modules above the kernels: imported on every CPU.
 CORE = {"_dispatch", "_engine", "_ssh"}
@@ -35,6 +39,27 @@ EVEX_MNEMONIC = re.compile(
     r"^\s+[0-9a-f]+:\s+(vp(ternlog|ro[lr]|madd52|ermt2|ermi2|compress|expand|mullq|sraq|"
     r"absq|maxsq|minsq|maxuq|minuq|movq2m|movm2)|v(extract|insert)[if](32x4|64x2|32x8|64x4)|"
     r"vshuf[if](32x4|64x2)|valign[dq]|vmovdq[au](8|16|32|64))", re.M)
+
+
+def isa_counts(asm):
+    """(VEX/EVEX instructions, AVX-512 operands and EVEX-only mnemonics) in
+    objdump -d output."""
+    return (len(VEX.findall(asm)),
+            len(EVEX_OPERAND.findall(asm)) + len(EVEX_MNEMONIC.findall(asm)))
+
+
+def isa_finding(kind, n_vex, n_evex):
+    """What is wrong with a module of registry isa `kind` (None: a module the
+    registry does not name) holding those counts, or None."""
+    if kind == "baseline" and (n_vex or n_evex):
+        return "AVX instructions in a module every CPU imports"
+    if kind == "avx2" and (n_evex or not n_vex):
+        return "not AVX2 only"
+    if kind == "avx512" and not n_evex:
+        return "no AVX-512 instruction"
+    if kind is None:
+        return "a module the audit does not know"
+    return None
 
 
 def audit(path):
@@ -57,12 +82,15 @@ def audit(path):
     for n in exts:
         if not n.endswith(f"-{arch}-linux-{libc}.so"):
             bad.append(f"{n}: the suffix is not {arch}-linux-{libc}")
+    from elftools.elf.elffile import ELFFile   # pyelftools, an auditwheel dependency
+
     with tempfile.TemporaryDirectory() as tmp:
         zipfile.ZipFile(path).extractall(tmp)
         registry = os.path.join(tmp, "poly1305x", "_kernels", "_registry.py")
-        isa = {b["module"].rsplit(".", 1)[1]: b["isa"]
-               for b in runpy.run_path(registry)["BACKENDS"]} if os.path.exists(registry) else {}
+        backends = runpy.run_path(registry)["BACKENDS"] if os.path.exists(registry) else ()
+        isa = {b["module"].rsplit(".", 1)[1]: b["isa"] for b in backends}
         isa.update({m: "baseline" for m in CORE})
+        x86_only = {b["module"].rsplit(".", 1)[1] for b in backends if b["target"] == "x86_64"}
         for n in exts:
             mod = os.path.basename(n).split(".")[0]
             with open(os.path.join(tmp, n), "rb") as fh:
@@ -71,24 +99,17 @@ def audit(path):
             if unstripped:
                 bad.append(f"{n}: not stripped ({', '.join(unstripped)})")
             if not x86:
-                if mod.startswith("_x86"):
+                if mod in x86_only:
                     bad.append(f"{n}: an x86 module in an {arch} wheel")
                 print(f"  {n:62} ({arch}: no x86 check)")
                 continue
             asm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", os.path.join(tmp, n)],
                                  capture_output=True, text=True, check=True).stdout
-            n_vex = len(VEX.findall(asm))
-            n_evex = len(EVEX_OPERAND.findall(asm)) + len(EVEX_MNEMONIC.findall(asm))
+            n_vex, n_evex = isa_counts(asm)
             print(f"  {n:62} VEX/EVEX instructions {n_vex:6}  AVX-512 {n_evex:6}")
-            kind = isa.get(mod)
-            if kind == "baseline" and (n_vex or n_evex):
-                bad.append(f"{n}: AVX instructions in a module every CPU imports")
-            elif kind == "avx2" and (n_evex or not n_vex):
-                bad.append(f"{n}: not AVX2 only")
-            elif kind == "avx512" and not n_evex:
-                bad.append(f"{n}: no AVX-512 instruction")
-            elif kind is None:
-                bad.append(f"{n}: a module the audit does not know")
+            finding = isa_finding(isa.get(mod), n_vex, n_evex)
+            if finding:
+                bad.append(f"{n}: {finding}")
     return bad
 
 
@@ -103,4 +124,7 @@ def main(paths):
 
 
 if __name__ == "__main__":
+    if not sys.argv[1:] or sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0 if sys.argv[1:] else 2)
     sys.exit(main(sys.argv[1:]))

@@ -2,8 +2,8 @@
 
 Read without importing the package by setup.py (which modules to build, with
 which flags, after which compile probe, unless which switch is set), the
-noxfile (which instructions each module of a wheel may hold), .ci/aarch64.sh
-and the aarch64 wheel test (which backends a build without x86 modules has);
+noxfile, .ci/wheel_audit.py (which instructions each module of a wheel may
+hold, for CI and the noxfile), .ci/aarch64.sh and the aarch64 wheel test (which backends a build without x86 modules has);
 imported by the dispatcher (poly1305x._core._dispatch: ranking, CPU features,
 module and table names) and the tests.  Nothing but literals here: readers
 exec this file or import it, and it imports nothing.

@@ -1,4 +1,4 @@
-"""Several threads on shared poly1305x objects and module state (issue 21).
+"""Several threads on shared poly1305x objects and module state.
 
 Written for free-threaded CPython run with PYTHON_GIL=0 (.ci/freethreaded.sh,
 `nox -s freethreaded`), where the threads really run at once; on a GIL build

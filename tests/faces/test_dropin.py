@@ -1,4 +1,4 @@
-"""The drop-in line and the last differences from the peers (issue 18).
+"""The drop-in line and the last differences from the peers.
 
 * ``Poly1305.new(key=, cipher=ChaCha20, nonce=, data=)`` with pycryptodome's
   or pycryptodomex's own ChaCha20 module, as code that changed only its

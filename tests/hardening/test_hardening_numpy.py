@@ -1,4 +1,4 @@
-"""Hardening: the exception classes of refused buffers (issue 25), numpy
+"""Hardening: the exception classes of refused buffers, numpy
 arrays as well as memoryviews.  A non-contiguous input or output is a
 BufferError for cryptography's face and a TypeError for pycryptodome's
 (NotContiguousError is both); a read-only output is a TypeError on both.

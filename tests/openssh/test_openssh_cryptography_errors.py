@@ -1,5 +1,5 @@
 """poly1305x.openssh.load_ssh_private_key raises cryptography's exception
-classes (issue 25): UnsupportedAlgorithm for an unknown cipher, kdf or key
+classes: UnsupportedAlgorithm for an unknown cipher, kdf or key
 type, and on every damaged file what cryptography's own load_ssh_private_key
 raises on the same bytes.  Files cryptography reads (none, aes256-ctr/cbc/gcm)
 are compared directly; chacha20-poly1305 and aes128-ctr files, which

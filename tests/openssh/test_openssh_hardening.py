@@ -1,4 +1,4 @@
-"""Issue 15, items 9 and 10: hostile DSA parameters in key files, and the
+"""Hostile DSA parameters in key files, and the
 command line without a terminal, with an endless passphrase descriptor, and
 with a passphrase that is not UTF-8.  The command line runs in a subprocess."""
 import os

@@ -1,4 +1,4 @@
-"""The key-file error oracle (issue 25): aes-ctr/cbc are unauthenticated, so a
+"""The key-file error oracle: aes-ctr/cbc are unauthenticated, so a
 bit flipped in the ciphertext of the private section makes the parser read
 attacker-chosen garbage, lengths taken from secret bytes included.  Whatever
 goes wrong after decryption must be the one fixed message, for every key type
