@@ -56,7 +56,7 @@ ctypedef void (*chacha20_xor_fn)(uint32_t* state16, const uint8_t* src,
                                  uint8_t* dst, size_t nblocks) noexcept nogil
 
 # The key streams of many messages at once, one message per vector lane (the
-# batch AEAD, _engine_batch_run.pxi).  For lane j < nlanes: states + 16 j is
+# batch AEAD, _core/_batch.pxi).  For lane j < nlanes: states + 16 j is
 # that message's 16-word input block (read only), and nblocks[j] blocks of
 # bare key stream go to out[j] (64 nblocks[j] bytes), block i with word 12
 # advanced by i (the caller makes sure it does not wrap).  The lanes' block
