@@ -2,9 +2,9 @@
 
 One extension per instruction set, each with its own flags: the portable,
 dispatch and engine modules get no ISA flag (they must import on any CPU);
-_kernels._x86_avx2 and _kernels._x86_avx512 are built only on x86-64 with a
-compiler that can compile their intrinsics, and are imported only after the
-run-time CPU check.
+each ISA module (a backend entry with cflags in _kernels/_registry.py) is
+built only for its entry's target, with a compiler that can compile its
+intrinsics, and is imported only after the run-time CPU check.
 
 Environment switches (for testing portable builds on this machine):
   POLY1305X_NO_SIMD=1     build no SIMD extension (as on a compiler without them)
@@ -18,10 +18,10 @@ Environment switches (for testing portable builds on this machine):
                           also turns off stripping
   POLY1305X_NO_STRIP=1    keep the symbol table (default: the modules are
                           linked stripped, -s, unless built with --debug)
-  POLY1305X_SIMDE=1       also build _kernels._x86_avx512_emu: the AVX-512
-                          kernels compiled against SIMDe (Debian: libsimde-dev),
-                          a test-only backend that checks them on CPUs without
-                          AVX-512
+  POLY1305X_SIMDE=1       also build the test-only backends whose registry entry
+                          opts in with it: the AVX-512 and NEON kernels compiled
+                          against SIMDe (Debian: libsimde-dev), which check them
+                          on CPUs without those instructions
 """
 import os
 import platform
@@ -71,13 +71,22 @@ def _wanted(b):
     return not (b["switch"] and _flag(b["switch"]))
 
 
-def _is_x86_64():
-    # The target, not the host: a cross-build (.ci/aarch64.sh) sets
-    # _PYTHON_HOST_PLATFORM, which sysconfig.get_platform() reports.
+def _target_arch():
+    """The architecture being built for, in the registry's spelling
+    ("x86_64", "aarch64", ...).  The target, not the host: a cross-build
+    (.ci/aarch64.sh) sets _PYTHON_HOST_PLATFORM, which
+    sysconfig.get_platform() reports."""
     target = sysconfig.get_platform().lower()
     if target.startswith(("linux-", "macosx-", "win-")) and not target.endswith("universal2"):
-        return target.endswith(("x86_64", "amd64"))
-    return platform.machine().lower() in ("x86_64", "amd64")
+        arch = target.rsplit("-", 1)[-1]
+    else:
+        arch = platform.machine().lower()
+    return {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64"}.get(arch, arch)
+
+
+def _for_target(b):
+    """Whether backend entry b's module is compiled for this build's target."""
+    return b["target"] is None or b["target"] == _target_arch()
 
 
 class BuildExt(build_ext):
@@ -122,7 +131,8 @@ class BuildExt(build_ext):
         for ext in self.extensions:
             if ext.name in SIMD:
                 flags = MSVC_SIMD[ext.name] if msvc else SIMD[ext.name]
-                if not _wanted(ISA_MODULES[ext.name]) or not _is_x86_64() or \
+                b = ISA_MODULES[ext.name]
+                if not _wanted(b) or not _for_target(b) or \
                         not self._compiles(PROBES[ext.name], flags):
                     dropped.append(ext.name)
                     continue
@@ -155,10 +165,10 @@ def _extensions():
 
     macros = [(m, "1") for m in ("POLY1305X_NO_INT128", "POLY1305X_NO_VEC", "POLY1305X_VEC_SSE2")
               if _flag(m)]
-    names = ["_core._dispatch", "_core._engine", "openssh._ssh"]
+    names = [m[len("poly1305x."):] for m in _REGISTRY_FILE["ENGINE_MODULES"]]
     for b in REGISTRY:                # each kernel module once
         name = b["module"][len("poly1305x."):]
-        if name not in names and _wanted(b) and (b["target"] is None or _is_x86_64()):
+        if name not in names and _wanted(b) and _for_target(b):
             names.append(name)
     paths = {n: "poly1305x/" + n.replace(".", "/") + ".pyx" for n in names}
     names = [n for n in names if os.path.exists(os.path.join(HERE, paths[n]))]

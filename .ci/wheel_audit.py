@@ -2,17 +2,17 @@
 
     python .ci/wheel_audit.py WHEEL...
 
-* contents: no SIMDe test module (_x86_avx512_emu), no generated C, the
+* contents: no test-only module (an "emulated" registry entry's, on
+  SIMDe), no module of another target, no generated C, the
   typing files present, one extension-module suffix matching the wheel's tag;
 * stripped: no symbol table (.symtab) or debug section in any module;
 * the instruction-set audit (objdump -d), on x86-64 wheels, against what the
   wheel's own backend registry (poly1305x/_kernels/_registry.py) says each
   kernel module may hold: the modules imported on every CPU (the "baseline"
-  kernels and _dispatch, _engine, _ssh) hold no VEX/EVEX-encoded instruction
+  kernels and the registry's ENGINE_MODULES) hold no VEX/EVEX-encoded instruction
   at all (no AVX, AVX2 or AVX-512); an "avx2" module holds AVX2 and no AVX-512
   (no zmm register, opmask register, xmm/ymm16-31, or an instruction AVX-512
-  introduced); an "avx512" module holds AVX-512; on aarch64 wheels, no
-  module whose registry target is x86_64.
+  introduced); an "avx512" module holds AVX-512.
 
 AVX-512 is recognised by its operands and by the mnemonics that exist only
 as EVEX encodings: an AVX-512VL instruction on ymm0-15 without a mask
@@ -29,8 +29,6 @@ import tempfile
 import zipfile
 
 
-# The compiled modules above the kernels: imported on every CPU.
-CORE = {"_dispatch", "_engine", "_ssh"}
 # A VEX/EVEX instruction: objdump names all of them v... (vmovdqa, vpaddd, ...)
 VEX = re.compile(r"^\s+[0-9a-f]+:\s+(v[a-z0-9]+)\s", re.M)
 # AVX-512 operands, or mnemonics that exist only as EVEX encodings.
@@ -70,7 +68,7 @@ def audit(path):
     if not exts:
         bad.append("no extension module")
     for n in names:
-        if n.endswith(".c") or ("_emu." in n and n.endswith(".so")):
+        if n.endswith(".c"):
             bad.append("does not belong in a release wheel: " + n)
     for need in ("poly1305x/py.typed", "poly1305x/_core/_engine.pyi",
                  "poly1305x/_core/_dispatch.pyi", "poly1305x/_kernels/_registry.py"):
@@ -87,20 +85,24 @@ def audit(path):
     with tempfile.TemporaryDirectory() as tmp:
         zipfile.ZipFile(path).extractall(tmp)
         registry = os.path.join(tmp, "poly1305x", "_kernels", "_registry.py")
-        backends = runpy.run_path(registry)["BACKENDS"] if os.path.exists(registry) else ()
+        data = runpy.run_path(registry) if os.path.exists(registry) else {}
+        backends = data.get("BACKENDS", ())
         isa = {b["module"].rsplit(".", 1)[1]: b["isa"] for b in backends}
-        isa.update({m: "baseline" for m in CORE})
-        x86_only = {b["module"].rsplit(".", 1)[1] for b in backends if b["target"] == "x86_64"}
+        isa.update({m.rsplit(".", 1)[1]: "baseline" for m in data.get("ENGINE_MODULES", ())})
+        target = {b["module"].rsplit(".", 1)[1]: b["target"] for b in backends}
+        test_only = {b["module"].rsplit(".", 1)[1] for b in backends if b["emulated"]}
         for n in exts:
             mod = os.path.basename(n).split(".")[0]
+            if mod in test_only:
+                bad.append("a test-only (emulated) backend's module in a release wheel: " + n)
+            if target.get(mod) not in (None, arch):
+                bad.append(f"{n}: a {target[mod]} module in an {arch} wheel")
             with open(os.path.join(tmp, n), "rb") as fh:
                 sections = [sec.name for sec in ELFFile(fh).iter_sections()]
             unstripped = [x for x in sections if x == ".symtab" or x.startswith(".debug")]
             if unstripped:
                 bad.append(f"{n}: not stripped ({', '.join(unstripped)})")
             if not x86:
-                if mod in x86_only:
-                    bad.append(f"{n}: an x86 module in an {arch} wheel")
                 print(f"  {n:62} ({arch}: no x86 check)")
                 continue
             asm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", os.path.join(tmp, n)],

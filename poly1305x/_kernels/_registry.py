@@ -1,7 +1,9 @@
 """The backends, as plain data: the one list that says which kernels exist.
 
-Read without importing the package by setup.py (which modules to build, with
-which flags, after which compile probe, unless which switch is set), the
+Read without importing the package by setup.py (which modules to build, for
+which target, with which flags, after which compile probe, unless which
+switch is set), tests/ct/check_report.py (whose constant-time findings are
+poly1305x's), the
 noxfile, .ci/wheel_audit.py (which instructions each module of a wheel may
 hold, for CI and the noxfile), .ci/aarch64.sh and the aarch64 wheel test (which backends a build without x86 modules has);
 imported by the dispatcher (poly1305x._core._dispatch: ranking, CPU features,
@@ -31,6 +33,10 @@ Each entry:
 Order is rank: best first.  Adding a backend: its kernel files, one entry
 here, and docs (docs/architecture.md has the checklist).
 
+ENGINE_MODULES: the compiled modules above the kernels (the engine, the
+dispatcher, the SSH framing), built for every target with no ISA flag and
+imported on every CPU.
+
 FEATURES: each CPU feature a backend may name, and where the dispatcher's probe
 (poly1305x._core._dispatch._probe, on the queries of _kernels/_cpu.h) reads it.
 A name the probe finds is in poly1305x.cpu_features().
@@ -50,6 +56,8 @@ A name the probe finds is in poly1305x.cpu_features().
               systems: absent).  NEON/ASIMD, the AArch64 baseline, needs no
               entry: the portable kernels use it unconditionally there
 """
+
+ENGINE_MODULES = ("poly1305x._core._dispatch", "poly1305x._core._engine", "poly1305x.openssh._ssh")
 
 FEATURES = {
     "avx2": {"arch": "x86", "cpuid": (7, 0, "ebx", 5), "xcr0": 0x06},
