@@ -98,15 +98,13 @@ if _portable.vec_step_blocks() == 5 and "avx2" not in _FEATURES:
 
 def _ranked(entries, bint have_int128):
     """Registry entries in rank order; without a 64x64->128 multiply, an entry
-    marked int128 swaps places with the one after it (its 26-bit twin)."""
+    that names an int128_twin ranks just after that twin."""
     out = list(entries)
     if not have_int128:
-        i = 0
-        while i < len(out) - 1:
-            if out[i]["int128"]:
-                out[i], out[i + 1] = out[i + 1], out[i]
-                i += 1
-            i += 1
+        for b in [e for e in out if e["int128_twin"]]:
+            twin = next(e for e in out if e["name"] == b["int128_twin"])
+            out.remove(twin)
+            out.insert(out.index(b), twin)
     return out
 
 

@@ -27,8 +27,9 @@ Each entry:
               (test-only modules), or None
   emulated    a test-only backend: never chosen by default, not in
               backends(), selectable by name
-  int128      its speed depends on a 64x64->128 multiply: where the compiler
-              has none, the next backend (its 26-bit twin) ranks before it
+  int128_twin the name of the backend that ranks before this one where the
+              compiler has no 64x64->128 multiply (this one's speed depends
+              on it; the twin computes in 26-bit limbs), or None
 
 Order is rank: best first.  Adding a backend: its kernel files, one entry
 here, and docs (docs/architecture.md has the checklist).
@@ -83,37 +84,37 @@ BACKENDS = (
      "module": "poly1305x._kernels._x86_avx512", "table": "avx512", "target": "x86_64",
      "cflags": ("-mavx2", "-mavx512f", "-mavx512vl", "-mavx512ifma"), "msvc": ("/arch:AVX512",),
      "isa": "avx512", "probe": _AVX512_PROBE, "switch": "POLY1305X_NO_AVX512", "opt_in": None,
-     "emulated": False, "int128": False},
+     "emulated": False, "int128_twin": None},
     {"name": "avx2", "features": ("avx2",),
      "module": "poly1305x._kernels._x86_avx2", "table": "avx2", "target": "x86_64",
      "cflags": ("-mavx2",), "msvc": ("/arch:AVX2",),
      "isa": "avx2", "probe": _AVX2_PROBE, "switch": "POLY1305X_NO_AVX2", "opt_in": None,
-     "emulated": False, "int128": False},
+     "emulated": False, "int128_twin": None},
     {"name": "portable", "features": (),
      "module": "poly1305x._kernels._portable", "table": "portable", "target": None,
      "cflags": (), "msvc": (), "isa": "baseline", "probe": None, "switch": None, "opt_in": None,
-     "emulated": False, "int128": True},
+     "emulated": False, "int128_twin": "portable26"},
     {"name": "portable26", "features": (),
      "module": "poly1305x._kernels._portable", "table": "portable26", "target": None,
      "cflags": (), "msvc": (), "isa": "baseline", "probe": None, "switch": None, "opt_in": None,
-     "emulated": False, "int128": False},
+     "emulated": False, "int128_twin": None},
     # no vector code at all: the reference the self-test checks the others against
     {"name": "scalar", "features": (),
      "module": "poly1305x._kernels._portable", "table": "scalar", "target": None,
      "cflags": (), "msvc": (), "isa": "baseline", "probe": None, "switch": None, "opt_in": None,
-     "emulated": False, "int128": False},
+     "emulated": False, "int128_twin": None},
     # the AVX-512 kernels compiled against SIMDe (Debian: libsimde-dev), to check
     # them on CPUs without AVX-512; never in a release wheel
     {"name": "avx512-emu", "features": ("avx2",),
      "module": "poly1305x._kernels._x86_avx512_emu", "table": "avx512", "target": "x86_64",
      "cflags": ("-mavx2", "-DPOLY1305X_SIMDE"), "msvc": ("/arch:AVX2", "/DPOLY1305X_SIMDE"),
      "isa": "avx2", "probe": _SIMDE_PROBE, "switch": None, "opt_in": "POLY1305X_SIMDE",
-     "emulated": True, "int128": False},
+     "emulated": True, "int128_twin": None},
     # portable's NEON Poly1305 kernels (aarch64) compiled against SIMDe's NEON,
     # to check them on x86-64 hosts; never in a release wheel
     {"name": "neon-emu", "features": (),
      "module": "poly1305x._kernels._neon_emu", "table": "neon-emu", "target": "x86_64",
      "cflags": ("-DPOLY1305X_NEON_SIMDE",), "msvc": ("/DPOLY1305X_NEON_SIMDE",),
      "isa": "baseline", "probe": _SIMDE_NEON_PROBE, "switch": None, "opt_in": "POLY1305X_SIMDE",
-     "emulated": True, "int128": False},
+     "emulated": True, "int128_twin": None},
 )

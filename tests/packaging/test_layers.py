@@ -80,7 +80,7 @@ def test_face_modules_hold_no_checks():
 # ---------------------------------------------------------------------------
 
 KEYS = {"name", "features", "module", "table", "target", "cflags", "msvc", "isa", "probe",
-        "switch", "opt_in", "emulated", "int128"}
+        "switch", "opt_in", "emulated", "int128_twin"}
 
 
 def test_registry_is_plain_data():
@@ -93,6 +93,7 @@ def test_registry_is_plain_data():
         assert b["isa"] in ("baseline", "avx2", "avx512")
         assert b["module"].startswith("poly1305x._kernels.")
         assert (b["probe"] is None) == (not b["cflags"]), b["name"]
+        assert b["int128_twin"] in names + [None], b["name"]
     assert "import" not in (PKG / "_kernels" / "_registry.py").read_text(
         encoding="utf-8").split('"""')[-1]
 
@@ -100,13 +101,26 @@ def test_registry_is_plain_data():
 def test_dispatcher_reads_the_registry():
     ranked = [b["name"] for b in _registry.BACKENDS if not b["emulated"]]
     if not _portable.HAVE_INT128:
-        i = ranked.index("portable")
-        ranked[i], ranked[i + 1] = ranked[i + 1], ranked[i]
+        for b in _registry.BACKENDS:
+            if b["int128_twin"]:
+                ranked.remove(b["int128_twin"])
+                ranked.insert(ranked.index(b["name"]), b["int128_twin"])
     emulated = [b["name"] for b in _registry.BACKENDS if b["emulated"]]
     assert _dispatch.all_backends() == ranked + emulated
     assert [b[2] for b in _dispatch.BACKENDS + _dispatch.EMULATED] == [
         next(r["module"] for r in _registry.BACKENDS if r["name"] == b[0])
         for b in _dispatch.BACKENDS + _dispatch.EMULATED]
+
+
+def test_int128_twin_ranks_before_its_entry_without_int128():
+    names = [b["name"] for b in _registry.BACKENDS]
+    assert [b["name"] for b in _dispatch._ranked(_registry.BACKENDS, True)] == names
+    swapped = [b["name"] for b in _dispatch._ranked(_registry.BACKENDS, False)]
+    assert sorted(swapped) == sorted(names)
+    for b in _registry.BACKENDS:
+        if b["int128_twin"]:
+            assert swapped.index(b["int128_twin"]) == swapped.index(b["name"]) - 1
+    assert ("portable", "portable26") in [(b["name"], b["int128_twin"]) for b in _registry.BACKENDS]
 
 
 @pytest.mark.parametrize("name", ["setup.py", "noxfile.py", ".ci/aarch64.sh"])
