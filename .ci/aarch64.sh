@@ -42,7 +42,7 @@ VENV=$CACHE/venv-$PYV
 TESTS=(tests/core/test_poly1305.py tests/core/test_chacha20.py tests/core/test_aead.py
        tests/kernels/test_chacha20_multiblock.py tests/kernels/test_chacha20_kernels.py
        tests/kernels/test_poly1305_kernels.py tests/kernels/test_poly1305_neon.py tests/core/test_aead_batch.py
-       tests/kernels/test_poly1305_neon_lanes.py)
+       tests/kernels/test_poly1305_neon_lanes.py tests/kernels/test_chacha20_lanes.py)
 # Their third-party imports (aarch64 or pure-Python wheels from PyPI).
 REQS=("pytest>=7" "hypothesis>=6" "cryptography>=47" "pycryptodome>=3.20" "numpy")
 

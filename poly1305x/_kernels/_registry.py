@@ -34,9 +34,9 @@ Each entry:
 Order is rank: best first.  Adding a backend: its kernel files, one entry
 here, and docs (docs/architecture.md has the checklist).
 
-ENGINE_MODULES: the compiled modules above the kernels (the engine, the
-dispatcher, the SSH framing), built for every target with no ISA flag and
-imported on every CPU.
+ENGINE_MODULES: the compiled modules above the kernels (the dispatcher, the
+engine, the SSH framing, the kernel test hooks), built for every target with
+no ISA flag and imported on every CPU.
 
 FEATURES: each CPU feature a backend may name, and where the dispatcher's probe
 (poly1305x._core._dispatch._probe, on the queries of _kernels/_cpu.h) reads it.
@@ -58,7 +58,8 @@ A name the probe finds is in poly1305x.cpu_features().
               entry: the portable kernels use it unconditionally there
 """
 
-ENGINE_MODULES = ("poly1305x._core._dispatch", "poly1305x._core._engine", "poly1305x.openssh._ssh")
+ENGINE_MODULES = ("poly1305x._core._dispatch", "poly1305x._core._engine", "poly1305x.openssh._ssh",
+                  "poly1305x._core._testing")
 
 FEATURES = {
     "avx2": {"arch": "x86", "cpuid": (7, 0, "ebx", 5), "xcr0": 0x06},

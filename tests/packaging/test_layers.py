@@ -50,6 +50,22 @@ def test_dispatcher_imports_only_kernels():
         assert not above, (path.name, above)
 
 
+def test_test_hooks_sit_above_the_dispatcher_and_nothing_imports_them():
+    """_core/_testing: the kernel_* hooks, beside the engine; the dispatcher
+    holds no test aid, and no module of the package imports the hooks."""
+    files = _files("_core", "_testing.*")
+    assert files
+    for path in files:
+        above = {m for m in _imports(path)
+                 if not m.startswith(("poly1305x._kernels", "poly1305x._core._dispatch"))}
+        assert not above, (path.name, above)
+    for path in PKG.rglob("*"):
+        if path.suffix in SOURCES:
+            assert not [m for m in _imports(path) if m.startswith("poly1305x._core._testing")], path
+            assert "import _testing" not in path.read_text(encoding="utf-8"), path
+    assert not [n for n in dir(_dispatch) if n.startswith("kernel_")]
+
+
 def test_engine_imports_only_below_it():
     # _errors is the leaf of exception classes (and their shared texts) that
     # every layer above the dispatcher raises.
