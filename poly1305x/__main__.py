@@ -12,7 +12,7 @@ import os
 import sys
 
 import poly1305x
-from poly1305x._tools import _bench, _selftest
+from poly1305x._tools import _bench, _plot, _selftest
 from poly1305x._peers import install_hint
 
 #: The mark of a ratio whose rounds disagree on which library is faster.
@@ -105,7 +105,7 @@ def _bench_and_report(todo, repeats, min_time, json_path=None, plot_path=None,
         print(f"\nwrote {json_path}")
     if plot_path:
         try:
-            written = _bench.plot(rows, plot_path, env)
+            written = _plot.plot(rows, plot_path, env)
         except RuntimeError as exc:
             print(f"\nno plot: {exc}", file=sys.stderr)
             return 1

@@ -228,3 +228,30 @@ def test_every_switch_runs_on_the_one_swap_helper():
     for rel in switches:
         text = (PKG / rel).read_text(encoding="utf-8")
         assert "from poly1305x._swap import" in text and "Switch()" in text, rel
+
+
+def test_tools_import_no_circle():
+    """poly1305x/_tools: the modules import one another one way (at the top
+    or inside a function alike), so each can be read and tested alone."""
+    tools = {p.stem: p.read_text(encoding="utf-8") for p in (PKG / "_tools").glob("_*.py")
+             if p.stem != "__init__"}
+    pattern = re.compile(r"^\s*(?:from\s+(?:\.|poly1305x\._tools)\s+import\s+([\w, ]+)"
+                         r"|from\s+(?:\.|poly1305x\._tools\.)(_\w+)\s+import"
+                         r"|import\s+poly1305x\._tools\.(_\w+))", re.M)
+    graph = {}
+    for name, text in tools.items():
+        deps = set()
+        for listed, frm, imp in pattern.findall(text):
+            deps |= {d.strip().split(" as ")[0] for d in listed.split(",") if d.strip()}
+            deps |= {frm, imp} - {""}
+        graph[name] = deps & set(tools)
+    assert graph["_plot"] == {"_bench"}, graph
+
+    def reach(start, seen):
+        for d in graph[start]:
+            if d not in seen:
+                seen.add(d)
+                reach(d, seen)
+        return seen
+    circles = sorted(n for n in graph if n in reach(n, set()))
+    assert not circles, graph
