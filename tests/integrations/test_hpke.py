@@ -3,6 +3,7 @@
 import doctest
 import json
 import os
+import sys
 
 import pytest
 
@@ -320,6 +321,8 @@ def test_pyhpke_missing(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_pyhpke)
+    # as in a process that never had pyhpke: its side is not loaded either
+    monkeypatch.delitem(sys.modules, "poly1305x._pyhpke_peer", raising=False)
     with pytest.raises(ImportError, match=r"pip install -e '\.\[hpke\]'.*'pyhpke>="):
         hpke.use_with_pyhpke()
 
