@@ -15,17 +15,13 @@ cdef extern from *:
     """
     const char* P1305X_KERNEL_CAPSULE
 
-# The powers-of-r cache: which words and powers_ready bit each vector kernel
-# owns (one enum, checked at compile time).
+# The powers-of-r cache: its size, and which words and powers_ready bit each
+# vector kernel owns (P1305X_<REGION>_POWERS, P1305X_<REGION>_READY: declared
+# by _powers_map.pxi, which setup.py generates from the registry's POWERS).
 cdef extern from "_powers.h":
     enum:
         P1305X_POWERS_WORDS
-        P1305X_AVX2_POWERS
-        P1305X_AVX2_READY
-        P1305X_IFMA_POWERS
-        P1305X_IFMA_READY
-        P1305X_N2_POWERS
-        P1305X_N2_READY
+include "_powers_map.pxi"
 
 
 ctypedef struct poly1305_state:

@@ -34,6 +34,20 @@ Each entry:
 Order is rank: best first.  Adding a backend: its kernel files, one entry
 here, and docs (docs/architecture.md has the checklist).
 
+POWERS: the per-key cache of powers of r in poly1305_state.powers
+(_kernels/_kernel.pxd): one region and one powers_ready bit per vector
+Poly1305 kernel that keeps powers, so a state driven by one kernel never reads
+another kernel's layout.  {region: words}, in layout order; setup.py makes
+the C and Cython map from it at build time (P1305X_<REGION>_POWERS, its
+offset; P1305X_<REGION>_POWERS_LEN; P1305X_<REGION>_READY, its bit; and
+P1305X_POWERS_END), and _kernels/_powers.h checks at compile time that it
+fits.  The layouts themselves are described where they are filled.
+  AVX2   radix 2^26: r^1..r^8, five limbs each, limb-major (_poly1305_avx2.pxi)
+  IFMA   AVX-512 IFMA, radix 2^44: r^1..r^16, three limbs each, limb-major
+         (_poly1305_avx512.pxi)
+  N2     NEON, radix 2^26: (r^2, r^1) and (r^4, r^3), five limb pairs each
+         (_poly1305_neon.pxi)
+
 ENGINE_MODULES: the compiled modules above the kernels (the dispatcher, the
 engine, the SSH framing, the kernel test hooks), built for every target with
 no ISA flag and imported on every CPU.
@@ -57,6 +71,8 @@ A name the probe finds is in poly1305x.cpu_features().
               systems: absent).  NEON/ASIMD, the AArch64 baseline, needs no
               entry: the portable kernels use it unconditionally there
 """
+
+POWERS = {"AVX2": 8 * 5, "IFMA": 16 * 3, "N2": 2 * 5}
 
 ENGINE_MODULES = ("poly1305x._core._dispatch", "poly1305x._core._engine", "poly1305x.openssh._ssh",
                   "poly1305x._core._testing")

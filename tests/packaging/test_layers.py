@@ -150,14 +150,25 @@ def test_build_and_checks_name_no_backend_themselves(name):
     assert "'portable', 'portable26'" not in text and '"portable26"' not in text
 
 
-def test_powers_layout_is_one_enum():
-    """The words of the powers-of-r cache each vector kernel owns are defined
-    once (_kernels/_powers.h, with compile-time checks), not in the kernels."""
+def test_powers_layout_is_the_registrys():
+    """The words of the powers-of-r cache each vector kernel owns are data in
+    the registry (POWERS), which setup.py turns into the C and Cython map;
+    no header, .pxd or kernel keeps a hand-written copy of a region."""
     header = (PKG / "_kernels" / "_powers.h").read_text(encoding="utf-8")
     assert "P1305X_POWERS_END <= P1305X_POWERS_WORDS" in header
+    region = re.compile(r"P1305X_(?!POWERS_)\w+_(POWERS|READY)\b")
+    for name in ("_powers.h", "_kernel.pxd"):
+        text = (PKG / "_kernels" / name).read_text(encoding="utf-8")
+        assert not region.search(text), name
     for path in _files("_kernels", "*.pxi"):
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"P1305X_\w+_(POWERS|READY)\s*=", text), path.name
+    powers = runpy.run_path(str(PKG / "_kernels" / "_registry.py"))["POWERS"]
+    assert powers and all(re.fullmatch(r"[A-Z][A-Z0-9]*", r) for r in powers)
+    assert sum(powers.values()) <= 128 and all(w > 0 for w in powers.values())
+    used = {m.group(0) for p in _files("_kernels", "*.pxi")
+            for m in re.finditer(r"P1305X_\w+?_READY", p.read_text(encoding="utf-8"))}
+    assert used <= {f"P1305X_{r}_READY" for r in powers}, used
 
 
 def test_gil_threshold_rule_is_written_once():
