@@ -10,17 +10,26 @@
 # above detects, and each message opens on its own.
 #
 # The nonces may come from the other side (they travel with the ciphertext),
-# so the check must not have a slow input: the pairs are put in a compact
-# array of records (the nonce as three words and the key's first word, and
-# the index) and sorted by a stable bottom-up merge sort (runs of RUN by
-# insertion, then merges), which costs O(N log N) whatever the nonces are;
-# then equal pairs are neighbours.  Stability keeps equal pairs in index
-# order, so the first neighbour pair found names the later message of the
-# pair with the smallest such index: the message a loop of encrypt calls
-# would have reached first with a nonce it had already used.
+# so the check must have no slow input.  It takes two steps:
+#
+# 1. A hash table of the pairs under a per-process random seed (linear
+#    probing, at most half full): about one probe a message, and without the
+#    seed nobody can choose nonces that collide.  It gives up after 2N + 64
+#    extra probes, so that even nonces that do collide (an attacker who
+#    learnt the seed, or bad luck) cost O(N) here.
+# 2. Only then a sort: the pairs go into a compact array of records (the
+#    nonce as three words, the key's first word, the index), which a stable
+#    bottom-up merge sort orders (runs of NREC_RUN by insertion, then merges)
+#    in O(N log N) whatever the nonces are; equal pairs are then neighbours.
+#
+# So N messages cost O(N log N) at worst.  Both steps name the same message:
+# the table meets the messages in index order, and the sort's stability keeps
+# equal pairs in index order, so the answer is the smallest i whose pair a
+# message j < i has, the message where a loop of encrypt calls would have
+# reused a nonce first.
 
-from cpython.mem cimport PyMem_Malloc, PyMem_Free
-from libc.stdint cimport uint64_t
+from cpython.mem cimport PyMem_Calloc, PyMem_Free, PyMem_Malloc
+from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcmp, memcpy, memset
 
 from poly1305x._kernels._util cimport load32_le, load64_le
@@ -35,7 +44,8 @@ cdef struct nrec_t:
 cdef enum:
     NREC_STACK = 64          # records (and merge space) on the C stack up to this many
     NREC_RUN = 8             # insertion-sorted runs before the merges
-    NREC_NOGIL = 2048        # the sort runs without the GIL from this many messages
+    NREC_NOGIL = 2048        # the check runs without the GIL from this many messages
+    TABLE_STACK = 512        # the table's slots on the C stack up to 256 messages
 
 
 cdef inline int nrec_cmp(const nrec_t* a, const nrec_t* b, const bmsg_t* m) noexcept nogil:
@@ -137,14 +147,56 @@ cdef Py_ssize_t nrec_first_repeat(const bmsg_t* m, size_t count, nrec_t* a,
     return <Py_ssize_t>found if found < count else -1
 
 
-cdef Py_ssize_t batch_repeated_nonce(const bmsg_t* m, size_t count) except -2:
-    """The smallest index i such that a message j < i has the same key bytes,
-    nonce length and nonce as message i; -1 when there is none."""
+# --- the table, and the check ---------------------------------------------------
+
+cdef uint64_t nonce_seed[4]          # per process, from os.urandom (below)
+cdef bint nonce_check_sort_only = False   # test hook: every batch takes the sort
+
+
+cdef inline uint64_t pair_hash(const bmsg_t* m) noexcept nogil:
+    """The pair under the process's seed (the slot: the top bits)."""
+    cdef uint64_t h = (load64_le(m.nonce) ^ nonce_seed[0]) * <uint64_t>0x9E3779B97F4A7C15
+    h ^= h >> 32
+    h = (h ^ load32_le(m.nonce + 8) ^ load64_le(m.key) ^ nonce_seed[1]) \
+        * <uint64_t>0xD6E8FEB86659FD93
+    if m.nonce_len == 24:
+        h ^= h >> 32
+        h = (h ^ load64_le(m.nonce + 12) ^ nonce_seed[2]) * <uint64_t>0x9E3779B97F4A7C15
+        h ^= h >> 32
+        h = (h ^ load32_le(m.nonce + 20) ^ nonce_seed[3]) * <uint64_t>0xD6E8FEB86659FD93
+    return h
+
+
+cdef inline bint same_pair(const bmsg_t* x, const bmsg_t* y) noexcept nogil:
+    return (x.nonce_len == y.nonce_len and load64_le(x.nonce) == load64_le(y.nonce)
+            and memcmp(x.nonce, y.nonce, x.nonce_len) == 0
+            and (x.key == y.key or memcmp(x.key, y.key, 32) == 0))
+
+
+cdef Py_ssize_t table_first_repeat(const bmsg_t* m, size_t count, uint32_t* slots,
+                                   int bits, size_t budget) noexcept nogil:
+    """The first repeat by the seeded table (linear probing, at most half
+    full); -1 for none, -2 when the probes pass ``budget`` (the sort decides)."""
+    cdef size_t i, j, h, mask = (<size_t>1 << bits) - 1
+    cdef int shift = 64 - bits
+    for i in range(count):
+        h = <size_t>(pair_hash(&m[i]) >> shift)
+        while slots[h]:
+            j = slots[h] - 1
+            if same_pair(&m[j], &m[i]):
+                return <Py_ssize_t>i
+            if budget == 0:
+                return -2
+            budget -= 1
+            h = (h + 1) & mask
+        slots[h] = <uint32_t>(i + 1)
+    return -1
+
+
+cdef Py_ssize_t sorted_first_repeat(const bmsg_t* m, size_t count) except -2:
     cdef nrec_t small[2 * NREC_STACK]
     cdef nrec_t* a = small
     cdef Py_ssize_t found
-    if count < 2:
-        return -1
     if count > NREC_STACK:
         a = <nrec_t*>PyMem_Malloc(2 * count * sizeof(nrec_t))
         if a == NULL:
@@ -159,3 +211,59 @@ cdef Py_ssize_t batch_repeated_nonce(const bmsg_t* m, size_t count) except -2:
         if a != small:
             PyMem_Free(a)
     return found
+
+
+cdef Py_ssize_t batch_repeated_nonce(const bmsg_t* m, size_t count) except -2:
+    """The smallest index i such that a message j < i has the same key bytes,
+    nonce length and nonce as message i; -1 when there is none."""
+    cdef uint32_t small[TABLE_STACK]
+    cdef uint32_t* slots = small
+    cdef Py_ssize_t found
+    cdef size_t size = 16, budget = 2 * count + 64
+    cdef int bits = 4
+    if count < 2:
+        return -1
+    if nonce_check_sort_only or count >= 0x7fffffff:
+        return sorted_first_repeat(m, count)
+    while size < 2 * count:
+        size <<= 1
+        bits += 1
+    if size <= TABLE_STACK:
+        memset(small, 0, size * sizeof(uint32_t))
+    else:
+        slots = <uint32_t*>PyMem_Calloc(size, sizeof(uint32_t))
+        if slots == NULL:
+            raise MemoryError()
+    if count >= NREC_NOGIL:
+        with nogil:
+            found = table_first_repeat(m, count, slots, bits, budget)
+    else:
+        found = table_first_repeat(m, count, slots, bits, budget)
+    if slots != small:
+        PyMem_Free(slots)
+    if found == -2:
+        found = sorted_first_repeat(m, count)
+    return found
+
+
+def _nonce_check_sort_only(bint on):
+    """Test hook: with on, every sealing batch's repeat check takes the sort
+    (as when the table's probes run out); returns the previous setting."""
+    global nonce_check_sort_only
+    was = nonce_check_sort_only
+    nonce_check_sort_only = on
+    return was
+
+
+def _nonce_check_seed(bytes seed=None):
+    """Test hook: the table's seed becomes ``seed`` (32 bytes: a test that
+    plays an attacker who knows it), or fresh random bytes (None, as at
+    import)."""
+    if seed is None:
+        seed = os.urandom(32)
+    if len(seed) != 32:
+        raise ValueError("seed must be 32 bytes")
+    memcpy(nonce_seed, <const char*>seed, 32)
+
+
+_nonce_check_seed()
