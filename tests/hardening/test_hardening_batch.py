@@ -12,9 +12,19 @@ import pytest
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305 as CryptoAEAD
 
 from poly1305x import aead as aeads
+from poly1305x._core import _engine
 from poly1305x.aead import ChaCha20Poly1305, InvalidTag, XChaCha20Poly1305
 
 REPEAT = r"nonces\[{}\] repeats an earlier nonce"
+
+
+@pytest.fixture(params=["table", "sort"])
+def path(request):
+    """The repeat check's seeded table (its first step), or its sort alone
+    (what a batch gets when the table's probes run out)."""
+    before = _engine._nonce_check_sort_only(request.param == "sort")
+    yield request.param
+    _engine._nonce_check_sort_only(before)
 
 
 def _batch(rng, cls, count=9):
@@ -80,7 +90,7 @@ def _spellings(k):
 
 
 @pytest.mark.parametrize("spelling", list(_spellings(bytes(32))))
-def test_equal_key_bytes_one_nonce_refused(backend, spelling):
+def test_equal_key_bytes_one_nonce_refused(backend, spelling, path):
     """ct1 ^ ct2 would be pt1 ^ pt2: refused with the later index, in
     encrypt_many and encrypt_many_into, before any output is written."""
     k = os.urandom(32)
@@ -108,7 +118,7 @@ def test_equal_key_bytes_one_nonce_refused(backend, spelling):
             assert c == key.encrypt(n, d, None)
 
 
-def test_chacha_and_xchacha_with_one_key_are_different_pairs():
+def test_chacha_and_xchacha_with_one_key_are_different_pairs(path):
     """An XChaCha20Poly1305 and a ChaCha20Poly1305 of the same key bytes are
     two keys as far as nonces go (24- and 12-byte nonces: the XChaCha20
     message runs under its HChaCha20 subkey): sealed, even where the
@@ -129,7 +139,7 @@ def test_chacha_and_xchacha_with_one_key_are_different_pairs():
 
 @pytest.mark.parametrize("count", [3, 64, 65, 1000, 5000])
 @pytest.mark.parametrize("nonce_len", [12, 24])
-def test_reported_index_is_the_first_a_loop_meets(count, nonce_len):
+def test_reported_index_is_the_first_a_loop_meets(count, nonce_len, path):
     """Several repeated pairs: the index named is the smallest i whose
     (key, nonce) an earlier message has, whatever order the sort puts them
     in (the stack, heap and GIL-free sizes of the check)."""
@@ -141,9 +151,28 @@ def test_reported_index_is_the_first_a_loop_meets(count, nonce_len):
         pairs = sorted(rng.sample(range(count), 2) for _ in range(rng.randrange(1, 4)))
         for j, i in pairs:
             nonces[i] = nonces[j]
-        first = min(i for i in range(count) if nonces[i] in nonces[:i])
+        seen = set()
+        for first, n in enumerate(nonces):
+            if n in seen:
+                break
+            seen.add(n)
         with pytest.raises(ValueError, match=REPEAT.format(first)):
             a.encrypt_many(nonces, [b""] * count, None)
+        if nonce_len == 12:
+            # the multi-key form: other keys, and the repeated pairs' keys as
+            # equal bytes or objects of them
+            raw = [rng.randbytes(32) for _ in range(count)]
+            keys = list(raw)
+            for j, i in pairs:
+                raw[i] = raw[j]
+                keys[i] = ChaCha20Poly1305(raw[j]) if i % 2 else bytes(bytearray(raw[j]))
+            seen = set()
+            for first, pair in enumerate(zip(nonces, raw)):
+                if pair in seen:
+                    break
+                seen.add(pair)
+            with pytest.raises(ValueError, match=REPEAT.format(first)):
+                aeads.encrypt_many(keys, nonces, [b""] * count, None)
 
 
 # --- flooding: crafted nonces cost what random ones do ------------------------
@@ -177,7 +206,7 @@ def _structured(count, nonce_len):
 
 
 @pytest.mark.parametrize("nonce_len", [12, 24])
-def test_flood_costs_no_more_than_random(nonce_len):
+def test_flood_costs_no_more_than_random(nonce_len, path):
     """100,000 messages: encrypt_many and decrypt_many (forged empty messages,
     strict=False) of crafted nonces against random ones, best of 3 each,
     interleaved; crafted at most 3x random.  Old code: crafted 12-byte
@@ -202,3 +231,67 @@ def test_flood_costs_no_more_than_random(nonce_len):
               for op in ops for kind in sets if kind != "random"}
     print({f"{op} {kind}": round(r, 2) for (op, kind), r in ratios.items()})
     assert all(r <= 3.0 for r in ratios.values()), ratios
+
+
+# --- an attacker who knows the table's seed: the sort bounds the cost -----------
+
+K1, K2, M64 = 0x9E3779B97F4A7C15, 0xD6E8FEB86659FD93, (1 << 64) - 1
+
+
+def _seeded_collisions(count, nonce_len, seed, key):
+    """Distinct nonces that all land in one slot of the seeded table (its
+    hash, _batch_nonces.pxi, inverted with the seed): the table gives up and
+    the sort decides."""
+    s0, s1, s2, s3 = (int.from_bytes(seed[8 * i:8 * i + 8], "little") for i in range(4))
+    k0 = int.from_bytes(key[:8], "little")
+    inv, top = pow(K1, -1, 1 << 64), 0x5A5A5A5A << 32
+    out = []
+    if nonce_len == 12:
+        for i in range(count):
+            p = top | i                    # (w0 ^ s0) * K1: top half fixed
+            w0 = ((p * inv) & M64) ^ s0
+            w1 = ((p ^ (p >> 32)) ^ k0 ^ s1) & 0xFFFFFFFF
+            out.append(w0.to_bytes(8, "little") + w1.to_bytes(4, "little"))
+    else:
+        h = ((s0 * K1) & M64)
+        h ^= h >> 32
+        h = ((h ^ k0 ^ s1) * K2) & M64
+        h ^= h >> 32                        # the hash after a 12-byte head of zeros
+        for i in range(count):
+            p = top | i
+            w = ((p * inv) & M64) ^ h ^ s2
+            w2 = ((p ^ (p >> 32)) ^ s3) & 0xFFFFFFFF
+            out.append(bytes(12) + w.to_bytes(8, "little") + w2.to_bytes(4, "little"))
+    assert len(set(out)) == count
+    return out
+
+
+@pytest.mark.parametrize("nonce_len", [12, 24])
+def test_known_seed_flood_is_bounded_by_the_sort(nonce_len):
+    """100,000 nonces that all collide in the table (its seed set by the test
+    hook, as if leaked): encrypt_many costs at most 3x a random batch, and a
+    repeat among them is still named by its first index."""
+    cls = ChaCha20Poly1305 if nonce_len == 12 else XChaCha20Poly1305
+    key, seed = os.urandom(32), os.urandom(32)
+    a = cls(key)
+    _engine._nonce_check_seed(seed)
+    try:
+        crafted = _seeded_collisions(N_FLOOD, nonce_len, seed, key)
+        rand = [os.urandom(nonce_len) for _ in range(N_FLOOD)]
+        plain = [b""] * N_FLOOD
+        best = {"random": float("inf"), "crafted": float("inf")}
+        for _ in range(3):
+            for kind, nonces in (("random", rand), ("crafted", crafted)):
+                t = time.perf_counter()
+                a.encrypt_many(nonces, plain, None)
+                best[kind] = min(best[kind], time.perf_counter() - t)
+        ratio = best["crafted"] / best["random"]
+        print({"known-seed crafted / random": round(ratio, 2)})
+        assert ratio <= 3.0, best
+        bad = list(crafted)
+        bad[77_777] = bad[1_234]
+        bad[90_000] = bad[5]
+        with pytest.raises(ValueError, match=REPEAT.format(77_777)):
+            a.encrypt_many(bad, plain, None)
+    finally:
+        _engine._nonce_check_seed()
