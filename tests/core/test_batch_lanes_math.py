@@ -4,7 +4,7 @@ the final reduction when the accumulator is p or more (r = 1 and blocks of
 0xff: h = 2^130 - 2 and up) and s carrying past 2^128, which the AEAD's
 derived keys never reach in a test, checked against cryptography's
 one-message Poly1305.  The check for a repeated nonce at the sizes where its
-records move from the stack to the heap."""
+table moves from the stack to the heap."""
 import random
 
 import pytest
@@ -66,8 +66,8 @@ def test_random_keys_and_lengths(backend):
 @pytest.mark.parametrize("count", [2, 9, 64, 256, 257, 1000])
 @pytest.mark.parametrize("nonce_len", [12, 24])
 def test_repeated_nonce_found_at_any_size(count, nonce_len):
-    """The repeat check (its records on the stack up to 64 messages, on the
-    heap past that, sorted without the GIL from 2048): nonces that differ only past their first 8 bytes are
+    """The repeat check (its table on the stack up to 256 messages, on the
+    heap past that, without the GIL from 2048): nonces that differ only past their first 8 bytes are
     distinct, a repeat anywhere is found and named by its later index."""
     from poly1305x.aead import ChaCha20Poly1305, XChaCha20Poly1305
     a = (ChaCha20Poly1305 if nonce_len == 12 else XChaCha20Poly1305)(bytes(32))
