@@ -28,6 +28,7 @@ KEXINIT is sent and when the peer's is parsed, so the one rule
 (``offers_chacha``) serves both; ``Transport._parse_kex_init`` is wrapped for
 the check after the choice.
 """
+import functools
 from typing import Any, Callable, Final
 
 from poly1305x.openssh._container import CHACHA as CIPHER
@@ -59,6 +60,7 @@ def parse_kex_init(original: Callable[..., Any], IncompatiblePeer: type) -> Call
     either direction on a connection without strict kex is refused (unless
     opted in)."""
 
+    @functools.wraps(original)
     def _parse_kex_init(self, m):
         original(self, m)
         if (CIPHER in (self.local_cipher, self.remote_cipher)
@@ -68,8 +70,6 @@ def parse_kex_init(original: Callable[..., Any], IncompatiblePeer: type) -> Call
                 f"({CVE}) attacks; refused (use_with_paramiko(allow_without_strict_kex=True) "
                 "accepts it)")
 
-    _parse_kex_init.__doc__ = original.__doc__
-    _parse_kex_init.__wrapped__ = original
     return _parse_kex_init
 
 

@@ -59,7 +59,7 @@ def _session(client_transport, server_transport, keys):
     try:
         try:
             t.connect(hostkey=keys["host"][0], username="tester", pkey=keys["user"][0])
-        except (SSHException, EOFError) as exc:
+        except (SSHException, EOFError, OSError) as exc:
             th.join(30)
             # the end that refused (IncompatiblePeer) rather than the other
             # one's EOF
