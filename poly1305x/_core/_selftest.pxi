@@ -18,22 +18,28 @@ from poly1305x._kernels._kernel cimport chacha20_lanes_fn, poly1305_lanes_fn
 cdef enum:
     _LANES = 19
 _LANE_BLOCKS = tuple((5 * j + 3) % 18 for j in range(_LANES))
-_LANE_KEYS = tuple(bytes((j * 29 + i * 13 + 1) & 0xff for i in range(32)) for j in range(_LANES - 1)) \
+# The lanes' bytes are slices of one pattern: built at import, they must cost
+# next to nothing (a generator a byte would take longer than the test).
+_PATTERN = bytes(range(256)) * 6
+_LANE_KEYS = tuple(_PATTERN[13 * j:13 * j + 32] for j in range(_LANES - 1)) \
     + (b"\xff" * 32,)                       # r at its clamp's top, s all ones (the carry)
-_LANE_NONCES = tuple(bytes((j * 7 + i) & 0xff for i in range(12)) for j in range(_LANES))
+_LANE_NONCES = tuple(_PATTERN[7 * j + 1:7 * j + 13] for j in range(_LANES))
 _LANE_COUNTERS = tuple((j * 0x1000001) & 0xffffff for j in range(_LANES))
 
 
-def _mac_input(size_t alen, size_t clen, int seed):
+def _mac_input(size_t alen, size_t clen, size_t seed):
     """RFC 8439's padded MAC input of alen bytes of aad and clen of ciphertext."""
-    a = bytes((seed + 3 * i) & 0xff for i in range(alen))
-    c = bytes((seed * 5 + 7 * i) & 0xff for i in range(clen))
+    a = _PATTERN[seed:seed + alen]
+    c = _PATTERN[5 * seed + 3:5 * seed + 3 + clen]
     return (a + bytes(-alen % 16) + c + bytes(-clen % 16)
             + alen.to_bytes(8, "little") + clen.to_bytes(8, "little"))
 
 
 _LANE_MACS = tuple(_mac_input((j * 7) % 20, (0, 1, 15, 16, 17, 63, 64, 100, 255, 256, 1000)[j % 11], j)
                    for j in range(_LANES - 1)) + (b"",)
+# The long inputs: 4099 bytes (7 i + 3) mod 256, a period of 256 repeated.
+_LONG_MSG = (bytes((i * 7 + 3) & 0xff for i in range(256)) * 17)[:4099]
+_LONG_KEY = bytes(range(255, 223, -1))
 
 
 cdef int _lanes_self_test(str name, const kernel_table* k, const kernel_table* ref) except -1:
@@ -89,9 +95,7 @@ cdef int _self_test(str name, const kernel_table* k) except -1:
         raise ImportError(f"poly1305x backend {name!r} failed its ChaCha20 self-test")
     if name != "scalar":
         ref = kernels_named("scalar")
-        long_msg = bytes((i * 7 + 3) & 0xff for i in range(4099))
-        key = bytes(range(255, 223, -1))
-        if _mac_with(k, key, long_msg) != _mac_with(ref, key, long_msg):
+        if _mac_with(k, _LONG_KEY, _LONG_MSG) != _mac_with(ref, _LONG_KEY, _LONG_MSG):
             raise ImportError(f"poly1305x backend {name!r} failed its long Poly1305 self-test")
         if (_chacha_with(k, _CHACHA_KEY, _CHACHA_NONCE, 37, 0xfffffff0)
                 != _chacha_with(ref, _CHACHA_KEY, _CHACHA_NONCE, 37, 0xfffffff0)):
