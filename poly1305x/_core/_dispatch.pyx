@@ -217,8 +217,7 @@ cdef const kernel_table* active_kernels() noexcept nogil:
 
 
 def _shown(str name):
-    """A backend name as an error message quotes it: at most 40 characters
-    (the value may come from the environment, of any length)."""
+    """A backend name as a message quotes it (from the environment: any length)."""
     return repr(name) if len(name) <= 40 else f"{name[:40]!r}... ({len(name)} characters)"
 
 
