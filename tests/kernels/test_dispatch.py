@@ -120,13 +120,13 @@ def test_engine_uses_no_kernel_module():
 def test_bad_env_value_is_echoed_cut():
     """A 5,000-character POLY1305X_BACKEND is quoted in at most a few dozen
     characters (the old message carried it whole, twice), with its length."""
-    value = "x" * 4990 + "TAIL-mark"
+    value = "x" * 4991 + "TAIL-mark"                 # 5,000 characters
     r = run_py("import poly1305x", POLY1305X_BACKEND=value)
     assert r.returncode != 0
     line = [ln for ln in r.stderr.splitlines() if "POLY1305X_BACKEND=" in ln][-1]
     assert "ImportError" in line and "unknown poly1305x backend" in line
     assert "TAIL-mark" not in r.stderr and "x" * 41 not in r.stderr
-    assert "(4999 characters)" in line
+    assert "(5000 characters)" in line
     assert len(line) < 400, len(line)
     with pytest.raises(ImportError) as info:
         poly1305x.set_backend(value)
