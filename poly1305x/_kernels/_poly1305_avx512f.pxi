@@ -30,11 +30,14 @@
 # This kernel's words of st.powers and its bit in st.powers_ready (_powers.h).
 from poly1305x._kernels._kernel cimport P1305X_F16_POWERS, P1305X_F16_READY
 
-# Below these many blocks the scalar base-2^64 loop is faster (measured on
-# Zen 4, a Python loop of one-shot MACs, poly1305x.bench_poly1305_threshold
-# style): when the powers still have to be computed, and once cached.
+# Below these many blocks the scalar base-2^64 loop is as fast or faster
+# (measured on Zen 4 with timeit, the scalar, avx2 and this kernel in turn:
+# one-shot MACs, where the powers are computed on every call, cross over
+# between 256 and 384 bytes; updates of one MAC object, powers cached,
+# between 128 and 256 bytes): 24 blocks while the powers are still to be
+# computed, 8 once they are cached for this key.
 cdef enum:
-    P1305X_F16_MIN_BLOCKS_FRESH = 16
+    P1305X_F16_MIN_BLOCKS_FRESH = 24
     P1305X_F16_MIN_BLOCKS = 8
 
 
@@ -148,9 +151,9 @@ cdef inline __m512i _p26z_bcast(const uint64_t* p) noexcept nogil:
     return _mm512_set1_epi64(<long long>p[0])
 
 
-cdef void _p26z_powers(poly1305_state* st) noexcept nogil:
-    """r^1..r^8 (the AVX2 kernel's schedule: three dependent multiplies, log
-    depth) unless there, then r^16 = r^8 * r^8: a fourth.  Limbs of r^8
+cdef void _p26z_power16(poly1305_state* st) noexcept nogil:
+    """r^16 = r^8 * r^8 from the AVX2 layout's r^8 (there already): one
+    multiply after the AVX2 kernel's three (log depth).  Limbs of r^8
     < 2^26 + 2^10 (5x < 2^28.4): products < 2^54.4, sums of five < 2^56.8;
     one carry pass keeps r^16's limbs < 2^26 + 2^10."""
     cdef const uint64_t* pw = st.powers + P1305X_AVX2_POWERS
@@ -158,8 +161,6 @@ cdef void _p26z_powers(poly1305_state* st) noexcept nogil:
     cdef uint64_t t[8]
     cdef __m512i q0, q1, q2, q3, q4
     cdef __m512i d0, d1, d2, d3, d4
-    if not (st.powers_ready & P1305X_AVX2_READY):
-        _p26_avx2_powers(st)
     q0 = _p26z_bcast(pw + 7); q1 = _p26z_bcast(pw + 15); q2 = _p26z_bcast(pw + 23)
     q3 = _p26z_bcast(pw + 31); q4 = _p26z_bcast(pw + 39)
     d0 = _mm512_setzero_si512()
@@ -194,12 +195,15 @@ cdef void poly1305_blocks_avx512f(poly1305_state* st, const uint8_t* m,
     if hibit == 0 or nblocks < P1305X_F16_MIN_BLOCKS:
         poly1305_blocks_portable(st, m, nblocks, hibit)
         return
-    if not (st.powers_ready & P1305X_F16_READY):
+    if not (st.powers_ready & P1305X_AVX2_READY):
         if nblocks < P1305X_F16_MIN_BLOCKS_FRESH:
             poly1305_blocks_portable(st, m, nblocks, hibit)
             return
-        _p26z_powers(st)
+        _p26_avx2_powers(st)
     nvec = nblocks & ~(<size_t>7)            # >= 8, a multiple of 8
+    # r^16 only for the loop below (more than 16 blocks)
+    if nvec > 16 and not (st.powers_ready & P1305X_F16_READY):
+        _p26z_power16(st)
     pw = st.powers + P1305X_AVX2_POWERS
     p16 = st.powers + P1305X_F16_POWERS
 
@@ -211,11 +215,16 @@ cdef void poly1305_blocks_avx512f(poly1305_state* st, const uint8_t* m,
     h3 = _mm512_set_epi64(0, 0, 0, 0, 0, 0, 0, <long long>l[3])
     h4 = _mm512_set_epi64(0, 0, 0, 0, 0, 0, 0, <long long>l[4])
 
-    # steady-state multipliers: r^16 and r^8 in every lane (limbs < 2^26 + 2^10,
+    # steady-state multipliers: r^16 (only when the loop runs: its words may
+    # not be filled otherwise) and r^8 in every lane (limbs < 2^26 + 2^10,
     # 5x < 2^28.4)
-    u0 = _p26z_bcast(p16 + 0); u1 = _p26z_bcast(p16 + 1); u2 = _p26z_bcast(p16 + 2)
-    u3 = _p26z_bcast(p16 + 3); u4 = _p26z_bcast(p16 + 4)
-    v1 = _p26z_times5(u1); v2 = _p26z_times5(u2); v3 = _p26z_times5(u3); v4 = _p26z_times5(u4)
+    u0 = _mm512_setzero_si512()
+    u1 = u0; u2 = u0; u3 = u0; u4 = u0; v1 = u0; v2 = u0; v3 = u0; v4 = u0
+    if nvec > 16:
+        u0 = _p26z_bcast(p16 + 0); u1 = _p26z_bcast(p16 + 1); u2 = _p26z_bcast(p16 + 2)
+        u3 = _p26z_bcast(p16 + 3); u4 = _p26z_bcast(p16 + 4)
+        v1 = _p26z_times5(u1); v2 = _p26z_times5(u2); v3 = _p26z_times5(u3)
+        v4 = _p26z_times5(u4)
     w0 = _p26z_bcast(pw + 7); w1 = _p26z_bcast(pw + 15); w2 = _p26z_bcast(pw + 23)
     w3 = _p26z_bcast(pw + 31); w4 = _p26z_bcast(pw + 39)
     x1 = _p26z_times5(w1); x2 = _p26z_times5(w2); x3 = _p26z_times5(w3); x4 = _p26z_times5(w4)
