@@ -43,10 +43,11 @@ cdef enum:
 
 # An empty asm statement that "may change" v (any of the 32 zmm registers):
 # the optimiser cannot re-associate the row-by-row sums across it (see
-# P1305X_OPAQUE256 in _poly1305_avx2.pxi for why).
+# P1305X_OPAQUE256 in _poly1305_avx2.pxi for why).  Not in the SIMDe build,
+# where a __m512i is no register.
 cdef extern from *:
     """
-    #if defined(__GNUC__) || defined(__clang__)
+    #if (defined(__GNUC__) || defined(__clang__)) && !defined(POLY1305X_SIMDE)
     #define P1305X_OPAQUE512(v) __asm__("" : "+v"(v))
     #else
     #define P1305X_OPAQUE512(v) ((void)0)

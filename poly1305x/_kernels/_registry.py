@@ -113,6 +113,12 @@ BACKENDS = (
      "cflags": ("-mavx2", "-DPOLY1305X_SIMDE"), "msvc": ("/arch:AVX2", "/DPOLY1305X_SIMDE"),
      "isa": "avx2", "probe": _SIMDE_PROBE, "switch": None, "opt_in": "POLY1305X_SIMDE",
      "emulated": True, "int128": False},
+    # the same for the AVX-512F (no IFMA) kernels
+    {"name": "avx512f-emu", "features": ("avx2",),
+     "module": "poly1305x._kernels._x86_avx512f_emu", "table": "avx512f", "target": "x86_64",
+     "cflags": ("-mavx2", "-DPOLY1305X_SIMDE"), "msvc": ("/arch:AVX2", "/DPOLY1305X_SIMDE"),
+     "isa": "avx2", "probe": _SIMDE_PROBE, "switch": None, "opt_in": "POLY1305X_SIMDE",
+     "emulated": True, "int128": False},
     # portable's NEON Poly1305 kernels (aarch64) compiled against SIMDe's NEON,
     # to check them on x86-64 hosts; never in a release wheel
     {"name": "neon-emu", "features": (),
