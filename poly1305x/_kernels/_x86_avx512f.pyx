@@ -16,9 +16,10 @@ from poly1305x._kernels._simd cimport *
 from poly1305x._kernels._util cimport load32_le, load64_le, store32_le, store64_le
 
 # radix 2^26: the AVX2 kernel's powers of r and helpers, then the zmm kernel
+# and the zmm lanes
 include "_poly1305_avx2.pxi"
 include "_poly1305_avx512f.pxi"
-include "_poly1305_mb_avx2.pxi"
+include "_poly1305_mb_avx512f.pxi"
 # the AVX-512 ChaCha20 (AVX-512F/VL only: no IFMA in it)
 include "_chacha20_avx512.pxi"
 include "_chacha20_mb_ymm.pxi"
@@ -39,7 +40,7 @@ TABLE.name = P1305X_F_TABLE_NAME
 TABLE.poly1305_blocks = poly1305_blocks_avx512f
 TABLE.chacha20_xor = chacha20_xor_avx512
 TABLE.chacha20_lanes = chacha20_lanes_avx512
-TABLE.poly1305_lanes = poly1305_lanes_avx2
+TABLE.poly1305_lanes = poly1305_lanes_avx512f
 TABLE.lanes_max_blocks = 17          # 1 KiB
 
 
