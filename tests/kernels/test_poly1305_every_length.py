@@ -78,3 +78,17 @@ def test_random_chunks_of_long_messages(name):
                 at += step
             tag = mac.finalize()
         assert tag == both_oracles(key, msg), len(msg)
+
+
+@pytest.mark.parametrize("count", [1, 7, 8, 9, 15, 16, 17, 33])
+def test_lanes_at_the_limb_bounds(backend, count):
+    """The batch's Poly1305 lanes (kernel_table.poly1305_lanes) with r at its
+    clamp maximum and every block 0xff, lengths 0..30 blocks spread over the
+    lanes (a set's lanes end at different steps; past 24 blocks a message
+    goes to the one-message kernel on the x86 lanes)."""
+    from poly1305x._core import _engine
+    keys = [R_CLAMP_MAX + (b"\xff" * 16 if j % 2 else bytes(16)) for j in range(count)]
+    msgs = [b"\xff" * 16 * ((5 * j + count) % 31) for j in range(count)]
+    with backend_selected(backend):
+        tags = _engine._poly1305_lanes_tags(keys, msgs)
+    assert tags == [both_oracles(k, m) for k, m in zip(keys, msgs)]
