@@ -22,7 +22,8 @@
 # P1305X_AVX2_READY, filled by _p26_avx2_powers: limb-major, limbs
 # < 2^26 + 2^10), so the same code fills the same layout whichever of the two
 # kernels meets a key first.  r^16 = r^8 * r^8 has its own five words
-# (P1305X_F16_POWERS, bit P1305X_F16_READY), limbs < 2^26 + 2^10.
+# (P1305X_F16_POWERS, bit P1305X_F16_READY), limbs < 2^26 + 2^10, computed
+# the first time a call has more than 16 blocks for the vector loop.
 #
 # Everything is branch-free on key, message and accumulator values: the only
 # branches are on lengths and on powers_ready.
