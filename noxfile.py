@@ -235,6 +235,9 @@ bad = []
 pkg = os.path.join(tmp, "poly1305x")
 registry = runpy.run_path(os.path.join(pkg, "_kernels", "_registry.py"))["BACKENDS"]
 isa = {b["module"].rsplit(".", 1)[1]: b["isa"] for b in registry}
+# no IFMA (vpmadd52*) in a module any of whose backends runs without it (avx512f)
+no_ifma = {b["module"].rsplit(".", 1)[1] for b in registry if "avx512ifma" not in b["features"]}
+ifma = re.compile(r"^\s+[0-9a-f]+:\s+vpmadd52", re.M)
 for name in sorted(os.path.relpath(os.path.join(d, f), pkg)
                    for d, _, files in os.walk(pkg) for f in files):
     if not name.endswith(".so"):
@@ -244,6 +247,8 @@ for name in sorted(os.path.relpath(os.path.join(d, f), pkg)
     n_vex, n_evex = len(vex.findall(asm)), len(evex.findall(asm))
     print(f"{name:50} VEX/EVEX instructions: {n_vex:5}   AVX-512 operands: {n_evex:5}")
     kind = isa.get(os.path.basename(name).split(".")[0], "baseline")
+    if ifma.search(asm) and os.path.basename(name).split(".")[0] in no_ifma:
+        bad.append(name)
     if kind == "avx512":
         continue
     if (kind == "avx2" and n_evex) or (kind == "baseline" and (n_vex or n_evex)):

@@ -2,14 +2,15 @@
 
 One extension per instruction set, each with its own flags: the portable,
 dispatch and engine modules get no ISA flag (they must import on any CPU);
-_kernels._x86_avx2 and _kernels._x86_avx512 are built only on x86-64 with a
+_kernels._x86_avx2, _x86_avx512f and _x86_avx512 are built only on x86-64 with a
 compiler that can compile their intrinsics, and are imported only after the
 run-time CPU check.
 
 Environment switches (for testing portable builds on this machine):
   POLY1305X_NO_SIMD=1     build no SIMD extension (as on a compiler without them)
-  POLY1305X_NO_AVX512=1   build no AVX-512 extension; POLY1305X_NO_AVX2=1: no
-                          AVX2 one (each backend's switch: _kernels/_registry.py)
+  POLY1305X_NO_AVX512=1   build no AVX-512 extension (avx512, avx512f);
+                          POLY1305X_NO_AVX2=1: no AVX2 one (each backend's
+                          switch: _kernels/_registry.py)
   POLY1305X_NO_INT128=1   build the base-2^64 loop without unsigned __int128
   POLY1305X_NO_VEC=1      build the portable ChaCha20 without GCC/Clang vector
                           extensions (scalar lanes), as a compiler without them
@@ -18,10 +19,11 @@ Environment switches (for testing portable builds on this machine):
                           also turns off stripping
   POLY1305X_NO_STRIP=1    keep the symbol table (default: the modules are
                           linked stripped, -s, unless built with --debug)
-  POLY1305X_SIMDE=1       also build _kernels._x86_avx512_emu: the AVX-512
-                          kernels compiled against SIMDe (Debian: libsimde-dev),
-                          a test-only backend that checks them on CPUs without
-                          AVX-512
+  POLY1305X_SIMDE=1       also build _kernels._x86_avx512_emu and
+                          _x86_avx512f_emu: the AVX-512 kernels compiled
+                          against SIMDe (Debian: libsimde-dev), test-only
+                          backends that check them on CPUs without AVX-512
+                          (and under valgrind)
 """
 import os
 import platform

@@ -11,7 +11,9 @@
   kernels and _dispatch, _engine, _ssh) hold no VEX/EVEX-encoded instruction
   at all (no AVX, AVX2 or AVX-512); an "avx2" module holds AVX2 and no AVX-512
   (no zmm register, opmask register, xmm/ymm16-31, or an instruction AVX-512
-  introduced); an "avx512" module holds AVX-512; on aarch64 wheels, no x86
+  introduced); an "avx512" module holds AVX-512; no module holds an IFMA
+  instruction (vpmadd52*) unless its backend needs the avx512ifma feature
+  (the avx512f backend is for CPUs without it); on aarch64 wheels, no x86
   module at all.
 
 Prints one line per module and exits non-zero on any finding."""
@@ -35,6 +37,7 @@ EVEX_MNEMONIC = re.compile(
     r"^\s+[0-9a-f]+:\s+(vp(ternlog|ro[lr]|madd52|ermt2|ermi2|compress|expand|mullq|sraq|"
     r"absq|maxsq|minsq|maxuq|minuq|movq2m|movm2)|v(extract|insert)[if](32x4|64x2|32x8|64x4)|"
     r"vshuf[if](32x4|64x2)|valign[dq]|vmovdq[au](8|16|32|64))", re.M)
+IFMA = re.compile(r"^\s+[0-9a-f]+:\s+vpmadd52", re.M)
 
 
 def audit(path):
@@ -60,8 +63,11 @@ def audit(path):
     with tempfile.TemporaryDirectory() as tmp:
         zipfile.ZipFile(path).extractall(tmp)
         registry = os.path.join(tmp, "poly1305x", "_kernels", "_registry.py")
-        isa = {b["module"].rsplit(".", 1)[1]: b["isa"]
-               for b in runpy.run_path(registry)["BACKENDS"]} if os.path.exists(registry) else {}
+        backends = runpy.run_path(registry)["BACKENDS"] if os.path.exists(registry) else ()
+        isa = {b["module"].rsplit(".", 1)[1]: b["isa"] for b in backends}
+        # modules whose every backend needs IFMA (the avx512f one must hold none)
+        ifma = set(isa) - {b["module"].rsplit(".", 1)[1] for b in backends
+                           if "avx512ifma" not in b["features"]}
         isa.update({m: "baseline" for m in CORE})
         for n in exts:
             mod = os.path.basename(n).split(".")[0]
@@ -81,6 +87,9 @@ def audit(path):
             n_evex = len(EVEX_OPERAND.findall(asm)) + len(EVEX_MNEMONIC.findall(asm))
             print(f"  {n:62} VEX/EVEX instructions {n_vex:6}  AVX-512 {n_evex:6}")
             kind = isa.get(mod)
+            n_ifma = len(IFMA.findall(asm))
+            if n_ifma and mod not in ifma:
+                bad.append(f"{n}: {n_ifma} IFMA instructions in a module for CPUs without IFMA")
             if kind == "baseline" and (n_vex or n_evex):
                 bad.append(f"{n}: AVX instructions in a module every CPU imports")
             elif kind == "avx2" and (n_evex or not n_vex):

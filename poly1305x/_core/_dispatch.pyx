@@ -172,6 +172,8 @@ def backends():
     best first.
 
     ``avx512``: AVX-512 IFMA Poly1305, 16-block ChaCha20 (x86-64);
+    ``avx512f``: AVX-512F Poly1305 in 26-bit limbs (no IFMA), 16-block
+    ChaCha20 (x86-64);
     ``avx2``: 4-lane Poly1305, 8-block ChaCha20 (x86-64);
     ``portable``: base-2^64 scalar Poly1305, ChaCha20 8/4 blocks per step on
     the baseline vector unit (SSE2, NEON, VSX; what every other CPU gets);

@@ -2,7 +2,8 @@
 """The kernel ABI: the one contract between the instruction-set modules, the
 dispatcher and the engine.
 
-Every instruction-set module (``_portable``, ``_x86_avx2``, ``_x86_avx512``)
+Every instruction-set module (``_portable``, ``_x86_avx2``, ``_x86_avx512f``,
+``_x86_avx512``)
 fills one ``kernel_table`` per backend it offers and hands its address to the
 dispatcher in a PyCapsule named ``KERNEL_CAPSULE``.  Nothing here holds a
 vector type: states live inside Python objects, which are only 16-byte aligned.
@@ -26,6 +27,8 @@ cdef extern from "_powers.h":
         P1305X_IFMA_READY
         P1305X_N2_POWERS
         P1305X_N2_READY
+        P1305X_F16_POWERS
+        P1305X_F16_READY
 
 
 ctypedef struct poly1305_state:

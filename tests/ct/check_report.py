@@ -88,7 +88,8 @@ def main(report, build):
             continue
         ours = next((fr for fr in frames if fr[1].startswith("_") and "poly1305x" not in fr[1]
                      and fr[1].split(".")[0] in ("_engine", "_portable", "_dispatch", "_x86_avx2",
-                                                 "_x86_avx512", "_x86_avx512_emu", "_ssh")), None)
+                                                 "_x86_avx512", "_x86_avx512_emu", "_x86_avx512f",
+                                                 "_x86_avx512f_emu", "_ssh")), None)
         if ours is None:
             elsewhere += count
             continue
