@@ -20,6 +20,7 @@ from contextlib import contextmanager
 
 import poly1305x
 from poly1305x._tools import _bench_batch as _bb
+from poly1305x._tools import _report
 # What is benchmarked (re-exported: the command line and benchmarks/ use them
 # through this module); the self-test's backend switch, also benchmarks/'.
 from poly1305x._tools._cases import (  # noqa: F401
@@ -224,7 +225,7 @@ def format_table(rows, time_label="best time/call", mark=None):
             if r["library"] == "poly1305x":
                 ratios = ", ".join(f"{p['seconds'] / r['seconds']:.1f}× {p['library']}"
                                    + (mark(r, p) if mark else "") for p in peers) or "(no peer)"
-            lines.append(f"| {op} | {size_label(size)} | {series_label(r)} | "
+            lines.append(f"| {op} | {_report.size_text(size)} | {series_label(r)} | "
                          f"{_fmt_time(r['seconds'])} | {size / r['seconds'] / 1e9:.3f} | {ratios} |")
     return "\n".join(lines) + _bb.format_summary(rows)
 
