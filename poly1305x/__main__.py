@@ -200,16 +200,24 @@ def _main(argv):
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("selftest", help="only the known-answer self-test (exit code 1 on failure)")
     b = sub.add_parser("bench", help="the fuller comparison: every operation, more repeats",
-                       parents=[fmt])
+                       parents=[fmt], formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="Every operation against every peer that is installed, "
+                                   "best of --repeats rounds.  A full run takes about 4 to 6 "
+                                   "minutes on two cores; --quick a few seconds; each "
+                                   "--operation about 10 to 40 s.",
+                       epilog="operations:\n" + _report.legend(
+                           [{"operation": op} for op in list(_bench.OPERATIONS)
+                            + list(_bench.BATCH_OPERATIONS)], width=100))
     b.add_argument("--quick", action="store_true",
                    help="small sizes and few repeats: a smoke run of a few seconds")
     b.add_argument("--repeats", type=_positive, default=None,
                    help="rounds per measurement, at least 1 (default 7; --quick 2)")
     b.add_argument("--json", metavar="FILE", help="write the results as JSON")
     b.add_argument("--plot", metavar="FILE", help="draw throughput vs size (needs matplotlib)")
-    b.add_argument("--operation", action="append",
+    b.add_argument("--operation", action="append", metavar="NAME",
                    choices=list(_bench.OPERATIONS) + list(_bench.BATCH_OPERATIONS),
-                   help="measure only this operation (may be repeated)")
+                   help="measure only this operation (may be repeated; the names are "
+                        "listed below)")
     args = parser.parse_args(argv)
     if args.command == "bench":
         _check_output(parser, "--json", args.json)

@@ -127,6 +127,19 @@ def format_terminal(rows, width=None):
     return "\n".join(lines)
 
 
+def short_name(op):
+    """What an operation measures, in a few words."""
+    if op in SHORT_NAMES:
+        return SHORT_NAMES[op]
+    if op.startswith("aead-batch-N"):
+        n = op[len("aead-batch-N"):]
+        return f"{n} message{'s' if n != '1' else ''} a call: encrypt_many vs loops of encrypt"
+    if op.startswith("noise-transport-N"):
+        return (f"{op[len('noise-transport-N'):]} Noise transport messages a call: "
+                "noise.encrypt_many vs loops")
+    return OPERATIONS.get(op) or BATCH_OPERATIONS.get(op, "")
+
+
 def legend(rows, width=None):
     """One line per operation shown: what it measures."""
     width = width or shutil.get_terminal_size((80, 24)).columns
@@ -137,7 +150,7 @@ def legend(rows, width=None):
     pad = max(map(len, ops), default=0)
     out = []
     for op in ops:
-        text = f"{op.ljust(pad)}  {SHORT_NAMES.get(op, OPERATIONS.get(op) or BATCH_OPERATIONS.get(op, ''))}"
+        text = f"{op.ljust(pad)}  {short_name(op)}"
         out.append(text if len(text) <= width else text[:width - 1] + "…")
     return "\n".join(out)
 

@@ -76,6 +76,7 @@ def test_every_operation_has_a_legend_line():
     legend = _report.legend(rows, 80).splitlines()
     assert len(legend) == len(ops)
     assert all(len(l) <= 80 and l.split()[0] in ops and len(l.split()) > 2 for l in legend)
+    assert not any(l.endswith("…") for l in _report.legend(rows, 100).splitlines())
 
 
 def test_sizes_are_written_one_way():
