@@ -128,7 +128,7 @@ def cases(case):
         case(NOISE_OPERATION, "poly1305x", noise_loop(True), sizes=NOISE_SIZES,
              variant="loop of connection.encrypt", needs=("noiseprotocol",)),
         case(NOISE_OPERATION, "cryptography", noise_loop(False), sizes=NOISE_SIZES,
-             variant="noiseprotocol's cipher, loop", needs=("noiseprotocol",)),
+             variant="through noiseprotocol, loop", needs=("noiseprotocol",)),
     ]
     for n in BATCH_COUNTS:
         out += [
@@ -145,6 +145,7 @@ def cases(case):
 def format_summary(rows):
     """Messages per second of each batch row, and encrypt_many's ratio to
     the two loops of the same run ("" when there are no batch rows)."""
+    from poly1305x._tools._report import size_text    # _report imports this module's users
     got = {}
     for r in rows:
         if r["operation"].startswith("aead-batch-N"):
@@ -163,5 +164,5 @@ def format_summary(rows):
         peer = got.get((count, size, None, "cryptography"))
         cells = [f"{1 / t / 1e6:.2f} M" if t else "-" for t in (mine, ours, peer)]
         ratios = [f"{t / mine:.2f}×" if t else "-" for t in (ours, peer)]
-        lines.append(f"| {backend} | {size} B | {count} | " + " | ".join(cells + ratios) + " |")
+        lines.append(f"| {backend} | {size_text(size)} | {count} | " + " | ".join(cells + ratios) + " |")
     return "\n".join(lines)
