@@ -4,6 +4,9 @@
     python -m poly1305x selftest   self-test only (exit code 1 on any failure)
     python -m poly1305x bench      every operation, more repeats
                                    [--quick] [--json FILE] [--plot FILE]
+    python -m poly1305x bench --cpu-class noifma|avx2|ifma
+                                   AEAD, ChaCha20, Poly1305 vs cryptography as on
+                                   that CPU class (backend forced, OpenSSL masked)
 """
 import argparse
 import importlib.util
@@ -12,7 +15,7 @@ import os
 import sys
 
 import poly1305x
-from poly1305x._tools import _bench, _selftest
+from poly1305x._tools import _bench, _cpu_class, _selftest
 from poly1305x._peers import install_hint
 
 #: The mark of a ratio whose rounds disagree on which library is faster.
@@ -165,6 +168,10 @@ def _main(argv):
     b.add_argument("--operation", action="append",
                    choices=list(_bench.OPERATIONS) + list(_bench.BATCH_OPERATIONS),
                    help="measure only this operation (may be repeated)")
+    b.add_argument("--cpu-class", action="append", choices=list(_cpu_class.CLASSES),
+                   help="compare AEAD, ChaCha20 and Poly1305 with cryptography as on this "
+                        "CPU class, in a child process with our backend forced and OpenSSL's "
+                        "CPU bits masked (OPENSSL_ia32cap); may be repeated")
     args = parser.parse_args(argv)
     if args.command == "bench":
         _check_output(parser, "--json", args.json)
@@ -175,6 +182,16 @@ def _main(argv):
     env = _header()
     if args.command == "selftest":
         return 0 if _run_selftest() else 1
+
+    if args.command == "bench" and args.cpu_class:
+        if args.operation or args.plot:
+            parser.error("--cpu-class measures its own operations: no --operation or --plot")
+        if not _bench.available(_cpu_class.PEER):
+            parser.error(f"--cpu-class compares with {_cpu_class.PEER}: {install_hint('peers')}")
+        quick = (2, 0.003, (64, _bench.KiB)) if args.quick else (7, 0.05, None)
+        _cpu_class.run_classes(args.cpu_class, args.repeats or quick[0], quick[1], quick[2],
+                               args.json)
+        return 0
 
     if args.command == "bench":
         _peers_note()
