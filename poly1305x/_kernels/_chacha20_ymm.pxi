@@ -127,7 +127,8 @@ cdef void _chacha8_blocks(const uint32_t* st, uint64_t ctr, const uint8_t* src,
     cdef __m256i base, lo, carry
     # The input words, broadcast, on the stack (volatile: read back for the
     # feed-forward instead of held in registers through the rounds); mem:
-    # the two c words the rounds keep out of registers.
+    # the two c words the rounds keep out of registers.  Both are wiped at
+    # the end (they hold the key).
     cdef volatile __m256i init[16]
     cdef volatile __m256i mem[2]
     cdef __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
@@ -201,6 +202,8 @@ cdef void _chacha8_blocks(const uint32_t* st, uint64_t ctr, const uint8_t* src,
             src += 512
         dst += 512
         nbatches -= 1
+    wipe(<void*>init, sizeof(init))        # the key words, on the stack
+    wipe(<void*>mem, sizeof(mem))
 
 
 cdef inline void _chacha8_diagonalize(__m256i* b0, __m256i* c0, __m256i* d0, __m256i* b1,
