@@ -188,6 +188,9 @@ def _main(argv):
             parser.error("--cpu-class measures its own operations: no --operation or --plot")
         if not _bench.available(_cpu_class.PEER):
             parser.error(f"--cpu-class compares with {_cpu_class.PEER}: {install_hint('peers')}")
+        for cls, name in _cpu_class.unavailable(args.cpu_class, poly1305x.backends()):
+            parser.error(f"--cpu-class {cls} needs the {name} backend, which this CPU or "
+                         f"build lacks (backends: {', '.join(poly1305x.backends())})")
         quick = (2, 0.003, (64, _bench.KiB)) if args.quick else (7, 0.05, None)
         _cpu_class.run_classes(args.cpu_class, args.repeats or quick[0], quick[1], quick[2],
                                args.json)

@@ -52,6 +52,13 @@ def class_backend(cpu_class, backends):
     raise ValueError(f"unknown CPU class {cpu_class!r}")
 
 
+def unavailable(classes, backends):
+    """The classes in ``classes`` whose backend is not in ``backends`` (this
+    CPU or build cannot run them), with that backend's name."""
+    return [(c, class_backend(c, backends)) for c in classes
+            if class_backend(c, backends) not in (None, *backends)]
+
+
 def class_env(cpu_class, backends, base=None):
     """The child's environment for ``cpu_class``: ``base`` (default os.environ)
     with POLY1305X_BACKEND and OPENSSL_ia32cap set, or removed for ``ifma``."""

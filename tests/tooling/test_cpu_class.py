@@ -33,6 +33,13 @@ def test_class_environments():
         _cpu_class.class_env("sse2", with_f, base)
 
 
+def test_classes_whose_backend_is_missing_are_named():
+    assert _cpu_class.unavailable(["ifma", "noifma", "avx2"], ["portable"]) == [
+        ("noifma", "avx2"), ("avx2", "avx2")]
+    assert _cpu_class.unavailable(["noifma"], ["avx512f", "portable"]) == []
+    assert _cpu_class.unavailable(["ifma", "avx2"], ["avx2"]) == []
+
+
 def test_ratios_pair_ours_with_cryptography():
     rows = [
         {"operation": "aead", "library": "poly1305x", "size": 64, "seconds": 1.0},
