@@ -4,7 +4,8 @@ encrypt-then-MAC slice (16 KiB: the cipher pass then the MAC pass over each
 slice, and decryption's private copy of one), of the ChaCha20 kernels' steps
 (8 blocks = 512 B on ymm, 16 blocks = 1 KiB on zmm) and of the short-message
 path, with odd associated-data lengths; sealed and opened, fresh, in place
-and through the _into forms."""
+and through the _into forms; and the OpenSSH packet framing over the same
+loop against asyncssh."""
 import random
 
 import pytest
@@ -55,6 +56,11 @@ def test_seal_open_vs_cryptography(backend, n):
     assert aead.encrypt_into(nonce, pt, aad, buf) == n + 16 and buf == want
     out = bytearray(n)
     assert aead.decrypt_into(nonce, want, aad, out) == n and out == pt
+    # in place: the input is a view of the output buffer
+    buf = bytearray(pt) + bytearray(16)
+    assert aead.encrypt_into(nonce, memoryview(buf)[:n], aad, buf) == n + 16 and buf == want
+    assert aead.decrypt_into(nonce, bytes(buf), aad, memoryview(buf)[:n]) == n
+    assert buf[:n] == pt
     # a bad tag: InvalidTag, and the caller's buffer holds no plaintext
     bad = bytearray(want)
     bad[n // 2 if n else 0] ^= 1
@@ -99,3 +105,16 @@ def test_chacha20_vs_cryptography(backend, n):
     c = ChaCha20.new(key=key, nonce=nonce)
     c.seek(64)
     assert c.encrypt(buf, output=buf) is None and bytes(buf) == want
+
+
+@pytest.mark.parametrize("n", [n for n in LENGTHS if n >= 5])
+def test_openssh_packet_vs_asyncssh(backend, n):
+    from asyncssh import encryption as asyncssh_encryption   # the test extra has it
+    from poly1305x.openssh import PacketCipher
+    key = _data(64, n + 11)
+    pkt = (n - 4).to_bytes(4, "big") + _data(n - 4, n + 12)
+    theirs = asyncssh_encryption.get_encryption(b"chacha20-poly1305@openssh.com", key, b"")
+    ct, tag = theirs.encrypt_packet(7, pkt[:4], pkt[4:])
+    pc = PacketCipher(key)
+    assert pc.seal(7, pkt) == ct + tag
+    assert pc.open(7, ct + tag) == pkt
