@@ -19,9 +19,13 @@
 # 5-7 blocks is generated into a stack buffer, XORed, and the buffer wiped.
 #
 # The helpers take pointers to the kernels' local variables; once inlined, the
-# compiler keeps every word in its own register, exactly as if the rounds were
+# compiler keeps each word in its own register, exactly as if the rounds were
 # written out.  (Locals, not an array: with an array GCC 12 allocates
-# registers differently and the 16-block kernel ran about 3 % slower.)
+# registers differently and the 16-block kernel ran about 3 % slower.)  The
+# exception is deliberate: AVX2 has 16 ymm registers, so the 8-block kernel
+# keeps two of the four c words, and the input words for the feed-forward,
+# in volatile stack slots of its own (_chacha8_dround_spill), which is
+# cheaper than the spills GCC chooses around the rounds' loop.
 
 
 cdef inline void _chacha8_out(const uint8_t* src, uint8_t* dst, size_t off,
