@@ -6,6 +6,9 @@
                                    [--quick] [--json FILE] [--plot FILE]
     --format terminal|markdown|json  how the comparison is printed (default:
                                    columns sized to the terminal, then a verdict)
+    python -m poly1305x bench --cpu-class noifma|avx2|ifma
+                                   AEAD, ChaCha20, Poly1305 vs cryptography as on
+                                   that CPU class (backend forced, OpenSSL masked)
 """
 import argparse
 import importlib.util
@@ -16,7 +19,7 @@ import sys
 import textwrap
 
 import poly1305x
-from poly1305x._tools import _bench, _report, _selftest
+from poly1305x._tools import _bench, _cpu_class, _report, _selftest
 from poly1305x._peers import install_hint
 
 NOISY = _report.NOISY
@@ -201,10 +204,11 @@ def _main(argv):
     sub.add_parser("selftest", help="only the known-answer self-test (exit code 1 on failure)")
     b = sub.add_parser("bench", help="the fuller comparison: every operation, more repeats",
                        parents=[fmt], formatter_class=argparse.RawDescriptionHelpFormatter,
-                       description="Every operation against every peer that is installed, "
-                                   "best of --repeats rounds.  A full run takes about 4 to 6 "
-                                   "minutes on two cores; --quick a few seconds; each "
-                                   "--operation about 10 to 40 s.",
+                       description=textwrap.fill(
+                           "Every operation against every peer that is installed, best of "
+                           "--repeats rounds.  A full run takes about 4 to 6 minutes on two "
+                           "cores; --quick a few seconds; each --operation about 10 to 40 s.",
+                           78),
                        epilog="operations:\n" + _report.legend(
                            [{"operation": op} for op in list(_bench.OPERATIONS)
                             + list(_bench.BATCH_OPERATIONS)], width=100))
@@ -218,6 +222,10 @@ def _main(argv):
                    choices=list(_bench.OPERATIONS) + list(_bench.BATCH_OPERATIONS),
                    help="measure only this operation (may be repeated; the names are "
                         "listed below)")
+    b.add_argument("--cpu-class", action="append", choices=list(_cpu_class.CLASSES),
+                   help="compare AEAD, ChaCha20 and Poly1305 with cryptography as on this "
+                        "CPU class, in a child process with our backend forced and OpenSSL's "
+                        "CPU bits masked (OPENSSL_ia32cap); may be repeated")
     args = parser.parse_args(argv)
     if args.command == "bench":
         _check_output(parser, "--json", args.json)
@@ -229,6 +237,19 @@ def _main(argv):
     env = _header()
     if args.command == "selftest":
         return 0 if _run_selftest() else 1
+
+    if args.command == "bench" and args.cpu_class:
+        if args.operation or args.plot:
+            parser.error("--cpu-class measures its own operations: no --operation or --plot")
+        if not _bench.available(_cpu_class.PEER):
+            parser.error(f"--cpu-class compares with {_cpu_class.PEER}: {install_hint('peers')}")
+        for cls, name in _cpu_class.unavailable(args.cpu_class, poly1305x.backends()):
+            parser.error(f"--cpu-class {cls} needs the {name} backend, which this CPU or "
+                         f"build lacks (backends: {', '.join(poly1305x.backends())})")
+        quick = (2, 0.003, (64, _bench.KiB)) if args.quick else (7, 0.05, None)
+        _cpu_class.run_classes(args.cpu_class, args.repeats or quick[0], quick[1], quick[2],
+                               args.json)
+        return 0
 
     if args.command == "bench":
         _peers_note()
