@@ -8,8 +8,9 @@ intrinsics, and is imported only after the run-time CPU check.
 
 Environment switches (for testing portable builds on this machine):
   POLY1305X_NO_SIMD=1     build no SIMD extension (as on a compiler without them)
-  POLY1305X_NO_AVX512=1   build no AVX-512 extension; POLY1305X_NO_AVX2=1: no
-                          AVX2 one (each backend's switch: _kernels/_registry.py)
+  POLY1305X_NO_AVX512=1   build no AVX-512 extension (avx512, avx512f);
+                          POLY1305X_NO_AVX2=1: no AVX2 one (each backend's
+                          switch: _kernels/_registry.py)
   POLY1305X_NO_INT128=1   build the base-2^64 loop without unsigned __int128
   POLY1305X_NO_VEC=1      build the portable ChaCha20 without GCC/Clang vector
                           extensions (scalar lanes), as a compiler without them
@@ -22,11 +23,24 @@ Environment switches (for testing portable builds on this machine):
                           opts in with it: the AVX-512 and NEON kernels compiled
                           against SIMDe (Debian: libsimde-dev), which check them
                           on CPUs without those instructions
+  POLY1305X_NO_CACHE=1    compile everything afresh (see the build cache below)
+
+The build cache: each pip install (-e or not) builds in a fresh isolated
+environment, so without help every `pip install -e '.[extra]'` would cythonize
+and compile every module again, about a minute and a half.  build/cache/ (in
+the clone, git-ignored) keeps the generated C of the last cythonize, keyed by
+a hash of every Cython, C and header source and the Cython version, and each
+compiled module keyed by a hash of its C source, the package's headers, its
+flags, the compiler and Python:
+a second install with nothing changed copies them in seconds.  Delete the
+folder, or set POLY1305X_NO_CACHE=1, to build from nothing.
 """
+import hashlib
 import os
 import platform
 import runpy
 import shlex
+import shutil
 import sys
 import sysconfig
 import tempfile
@@ -126,6 +140,53 @@ def _for_target(b):
     return b["target"] is None or b["target"] == _target_arch()
 
 
+CACHE = os.path.join(HERE, "build", "cache")
+CACHE_KEEP = 48          # compiled modules kept (the newest); a few builds' worth
+
+
+def _cache_on():
+    return not _flag("POLY1305X_NO_CACHE")
+
+
+def _digest(*parts):
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part if isinstance(part, bytes) else repr(part).encode())
+        h.update(b"\0")
+    return h.hexdigest()[:32]
+
+
+def _file_digest(path):
+    with open(path, "rb") as f:
+        return _digest(f.read())
+
+
+def _headers_digest():
+    """A hash of the package's C headers, which the generated C includes."""
+    parts = []
+    for top in (PKG, GENERATED):      # (GENERATED: the powers map made from the registry)
+        for root, dirs, files in os.walk(top):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            parts += [_file_digest(os.path.join(root, n)) for n in sorted(files)
+                      if n.endswith(".h")]
+    return _digest(*parts)
+
+
+def _cython_inputs_digest(directives):
+    """A hash of everything cythonize reads: the package's .pyx/.pxi/.pxd/.h
+    files (names and contents), the Cython version and the directives."""
+    import Cython
+    parts = [Cython.__version__, sorted(directives.items())]
+    for top in (PKG, GENERATED):      # (GENERATED: the powers map made from the registry)
+        for root, dirs, files in os.walk(top):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(files):
+                if name.endswith((".pyx", ".pxi", ".pxd", ".h")):
+                    path = os.path.join(root, name)
+                    parts += [os.path.relpath(path, HERE), _file_digest(path)]
+    return _digest(*parts)
+
+
 class BuildExt(build_ext):
     """Drops the SIMD extensions the compiler cannot build, then prints a
     one-line summary of what was built."""
@@ -150,6 +211,40 @@ class BuildExt(build_ext):
         if sys.platform == "darwin" or "apple" in sysconfig.get_platform():
             return ["-Wl,-S,-x"]    # ld64 has no -s: drop debug info and local symbols
         return ["-s"]
+
+    def build_extension(self, ext):
+        """Compile one module, or copy it from the build cache when its C
+        source, flags, compiler and Python are those of a cached build."""
+        target = self.get_ext_fullpath(ext.name)
+        if not _cache_on() or self.debug or self.force:
+            return super().build_extension(ext)
+        key = _digest([_file_digest(src) for src in ext.sources], _headers_digest(),
+                      ext.extra_compile_args,
+                      ext.extra_link_args, ext.define_macros, sorted({os.path.abspath(d) for d in ext.include_dirs}),
+                      getattr(self.compiler, "compiler_so", None) or self.compiler.compiler_type,
+                      sys.version, sysconfig.get_platform(), os.path.basename(target))
+        cached = os.path.join(CACHE, f"{ext.name}-{key}{os.path.splitext(target)[1]}")
+        if os.path.exists(cached):
+            os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+            shutil.copyfile(cached, target)
+            os.chmod(target, 0o755)
+            os.utime(cached)                 # recently used: kept by the pruning
+            print(f"poly1305x build: {ext.name} unchanged, from build/cache", file=sys.stderr)
+            return None
+        print(f"poly1305x build: compiling {ext.name}", file=sys.stderr)
+        result = super().build_extension(ext)
+        try:
+            os.makedirs(CACHE, exist_ok=True)
+            shutil.copyfile(target, cached + ".part")
+            os.replace(cached + ".part", cached)
+            kept = sorted((os.path.join(CACHE, n) for n in os.listdir(CACHE)
+                           if not n.endswith((".part", ".json"))),
+                          key=os.path.getmtime, reverse=True)
+            for old in kept[CACHE_KEEP:]:
+                os.remove(old)
+        except OSError:
+            pass                             # a cache that cannot be written is no cache
+        return result
 
     def build_extensions(self):
         msvc = self.compiler.compiler_type == "msvc"
@@ -216,20 +311,47 @@ def _extensions():
     only = [n.strip() for n in os.environ.get("POLY1305X_ONLY", "").split(",") if n.strip()]
     if only:
         names = [n for n in names if n.rsplit(".", 1)[-1] in only]
+    # freethreading_compatible (Cython >= 3.1): every module declares
+    # Py_mod_gil = Py_MOD_GIL_NOT_USED, so importing poly1305x on a
+    # free-threaded CPython keeps the GIL off.  What makes that true: the
+    # kernels and engine calls touch only their arguments and the object's
+    # own state, module-level state is behind locks (_dispatch, _install),
+    # stateful objects refuse concurrent use (docs/platforms.md).
+    directives = {"language_level": 3, "embedsignature": True, "binding": True,
+                  "freethreading_compatible": True}
+    c_paths = {n: paths[n][:-len(".pyx")] + ".c" for n in names}
+    stamp = os.path.join(CACHE, f"cython-{_cython_inputs_digest(directives)}.json") \
+        if _cache_on() else None
+    if stamp and os.path.exists(stamp):
+        # The generated C of these very sources is still there, unchanged.
+        import json
+        with open(stamp) as f:
+            made = json.load(f)
+        if all(n in made and os.path.exists(c_paths[n]) and _file_digest(c_paths[n]) == made[n]
+               for n in names):
+            print("poly1305x build: Cython sources unchanged, C from the last build",
+                  file=sys.stderr)
+            return [Extension(f"poly1305x.{n}", [c_paths[n]],
+                              include_dirs=[CORE, KERNELS, GENERATED], define_macros=macros)
+                    for n in names]
     exts = [Extension(f"poly1305x.{n}", [paths[n]], include_dirs=[CORE, KERNELS, GENERATED],
                       define_macros=macros) for n in names]
-    return cythonize(
-        exts,
-        # freethreading_compatible (Cython >= 3.1): every module declares
-        # Py_mod_gil = Py_MOD_GIL_NOT_USED, so importing poly1305x on a
-        # free-threaded CPython keeps the GIL off.  What makes that true: the
-        # kernels and engine calls touch only their arguments and the object's
-        # own state, module-level state is behind locks (_dispatch, _install),
-        # stateful objects refuse concurrent use (docs/platforms.md).
-        compiler_directives={"language_level": 3, "embedsignature": True, "binding": True,
-                             "freethreading_compatible": True},
-        include_path=[HERE, GENERATED],
-    )
+    exts = cythonize(exts, compiler_directives=directives, include_path=[HERE, GENERATED])
+    if stamp:
+        import json
+        try:
+            os.makedirs(CACHE, exist_ok=True)
+            old = {}
+            if os.path.exists(stamp):
+                with open(stamp) as f:
+                    old = json.load(f)
+            old.update({n: _file_digest(c_paths[n]) for n in names})
+            with open(stamp + ".part", "w") as f:
+                json.dump(old, f)
+            os.replace(stamp + ".part", stamp)
+        except OSError:
+            pass
+    return exts
 
 
 setup(ext_modules=_extensions(), cmdclass={"build_ext": BuildExt})

@@ -12,7 +12,9 @@
   kernels and the registry's ENGINE_MODULES) hold no VEX/EVEX-encoded instruction
   at all (no AVX, AVX2 or AVX-512); an "avx2" module holds AVX2 and no AVX-512
   (no zmm register, opmask register, xmm/ymm16-31, or an instruction AVX-512
-  introduced); an "avx512" module holds AVX-512.
+  introduced); an "avx512" module holds AVX-512; no module holds an IFMA
+  instruction (vpmadd52*) unless its every backend needs the avx512ifma
+  feature (the avx512f backend is for CPUs without it).
 
 AVX-512 is recognised by its operands and by the mnemonics that exist only
 as EVEX encodings: an AVX-512VL instruction on ymm0-15 without a mask
@@ -37,6 +39,7 @@ EVEX_MNEMONIC = re.compile(
     r"^\s+[0-9a-f]+:\s+(vp(ternlog|ro[lr]|madd52|ermt2|ermi2|compress|expand|mullq|sraq|"
     r"absq|maxsq|minsq|maxuq|minuq|movq2m|movm2)|v(extract|insert)[if](32x4|64x2|32x8|64x4)|"
     r"vshuf[if](32x4|64x2)|valign[dq]|vmovdq[au](8|16|32|64))", re.M)
+IFMA = re.compile(r"^\s+[0-9a-f]+:\s+vpmadd52", re.M)
 
 
 def isa_counts(asm):
@@ -88,6 +91,9 @@ def audit(path):
         data = runpy.run_path(registry) if os.path.exists(registry) else {}
         backends = data.get("BACKENDS", ())
         isa = {b["module"].rsplit(".", 1)[1]: b["isa"] for b in backends}
+        # modules whose every backend needs IFMA (the avx512f one must hold none)
+        ifma = set(isa) - {b["module"].rsplit(".", 1)[1] for b in backends
+                           if "avx512ifma" not in b["features"]}
         isa.update({m.rsplit(".", 1)[1]: "baseline" for m in data.get("ENGINE_MODULES", ())})
         target = {b["module"].rsplit(".", 1)[1]: b["target"] for b in backends}
         test_only = {b["module"].rsplit(".", 1)[1] for b in backends if b["emulated"]}
@@ -109,6 +115,9 @@ def audit(path):
                                  capture_output=True, text=True, check=True).stdout
             n_vex, n_evex = isa_counts(asm)
             print(f"  {n:62} VEX/EVEX instructions {n_vex:6}  AVX-512 {n_evex:6}")
+            n_ifma = len(IFMA.findall(asm))
+            if n_ifma and mod not in ifma:
+                bad.append(f"{n}: {n_ifma} IFMA instructions in a module for CPUs without IFMA")
             finding = isa_finding(isa.get(mod), n_vex, n_evex)
             if finding:
                 bad.append(f"{n}: {finding}")

@@ -77,6 +77,11 @@ class MessageTooLongError(_MessageTooLongBases):
 
 if not TYPE_CHECKING:   # the classes hold their bases; the names were scaffolding
     del _InvalidTagBases, _InvalidSignatureBases, _AlreadyFinalizedBases, _MessageTooLongBases
+    # class statements keep the _Bases objects as __orig_bases__, which is what
+    # help() and Sphinx show as the bases; the real ones are in __bases__
+    for _cls in (InvalidTag, InvalidSignature, AlreadyFinalized, MessageTooLongError):
+        del _cls.__orig_bases__
+    del _cls
 
 
 class NotContiguousError(BufferError, TypeError):

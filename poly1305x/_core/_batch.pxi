@@ -33,7 +33,6 @@ cdef extern from *:
 cdef struct bmsg_t:
     PyObject* refs[4]        # the items read: nonce, data, aad, key (or NULL)
     const uint8_t* key
-    const void* key_id       # the key's object (multi-key form): repeated-nonce check
     const uint8_t* nonce
     const uint8_t* aad
     const uint8_t* src

@@ -2,18 +2,16 @@
 # messages in one call (encrypt_many / decrypt_many and their _into forms;
 # one key, or one key per message).
 #
-# A call borrows every buffer first and checks everything (types, lengths, a
-# repeated nonce) before it writes any output; then the whole batch runs in C
-# with no Python call per message (_batch.pxi; without the GIL
-# once the batch holds GIL_THRESHOLD bytes or more), and the buffers are
-# released at the end.  The bad-tag rule is the one-shot calls' (_aead.pxi): no plaintext of a
-# message whose tag fails is ever returned or visible, and by default
+# A call borrows every buffer first and checks everything (types, lengths,
+# and when sealing a repeated (key, nonce): _batch_nonces.pxi) before it
+# writes any output; then the whole batch runs in C with no Python call per
+# message (_batch.pxi; without the GIL once the batch holds GIL_THRESHOLD
+# bytes or more), and the buffers are released at the end.  The bad-tag rule
+# is the one-shot calls' (_aead.pxi): no plaintext of a message whose tag
+# fails is ever returned or visible, and by default
 # (strict) none at all when any tag of the batch fails.
 
 from cpython.mem cimport PyMem_Malloc
-from libc.string cimport memcmp
-
-from poly1305x._kernels._util cimport load64_le
 
 cdef extern from "Python.h":
     Py_ssize_t PyTuple_GET_SIZE(object o)
@@ -131,7 +129,6 @@ cdef int batch_borrow(batch_t* b, _AEADKey one, object keys, object nonces, obje
                 if klen != 32:
                     raise ValueError(f"keys[{i}] must be 32 bytes")
                 m.nonce_len = 12
-            m.key_id = <void*>item
         item = batch_item(nonces, i)
         batch_hold(m, 0, item)
         batch_borrow_one(b, i, 0, item, "nonces", &m.nonce, &nlen)
@@ -158,57 +155,10 @@ cdef int batch_borrow(batch_t* b, _AEADKey one, object keys, object nonces, obje
     return 0
 
 
-cdef inline uint64_t nonce_hash(const bmsg_t* m) noexcept nogil:
-    """A hash of the (public) nonce and key object, for the repeat check."""
-    cdef uint64_t h = load64_le(m.nonce) * <uint64_t>0x9E3779B97F4A7C15
-    h ^= <uint64_t>load32_le(m.nonce + 8) + <uint64_t><size_t>m.key_id
-    if m.nonce_len == 24:
-        h ^= load64_le(m.nonce + 12) * <uint64_t>0xC2B2AE3D27D4EB4F
-        h ^= load32_le(m.nonce + 20)
-    h *= <uint64_t>0xFF51AFD7ED558CCD
-    return h ^ (h >> 29)
-
-
-cdef Py_ssize_t batch_repeated_nonce(const bmsg_t* m, size_t count) except -2:
-    """The index of the first message whose nonce (under the same key object)
-    an earlier message of the batch already has, or -1."""
-    cdef size_t size = 16, mask, h, j, i
-    cdef size_t* slots
-    cdef Py_ssize_t found = -1
-    while size < 2 * count:
-        size <<= 1
-    mask = size - 1
-    cdef size_t small[SMALL_SLOTS]
-    if size <= SMALL_SLOTS:
-        memset(small, 0, size * sizeof(size_t))
-        slots = small
-    else:
-        slots = <size_t*>PyMem_Calloc(size, sizeof(size_t))
-        if slots == NULL:
-            raise MemoryError()
-    for i in range(count):
-        h = <size_t>nonce_hash(&m[i]) & mask
-        while slots[h]:
-            j = slots[h] - 1
-            if (m[j].key_id == m[i].key_id and m[j].nonce_len == m[i].nonce_len
-                    and load64_le(m[j].nonce) == load64_le(m[i].nonce)
-                    and memcmp(m[j].nonce, m[i].nonce, m[i].nonce_len) == 0):
-                found = <Py_ssize_t>i
-                break
-            h = (h + 1) & mask
-        if found >= 0:
-            break
-        slots[h] = i + 1
-    if slots != small:
-        PyMem_Free(slots)
-    return found
-
-
 cdef enum:
     # Batches of up to SMALL_BATCH messages keep their bookkeeping on the C
     # stack (no allocation: a batch of one costs about one encrypt call)
     SMALL_BATCH = 8
-    SMALL_SLOTS = 512       # the repeat check's table on the stack up to 256 messages
     # Larger ones use one work block (messages, buffers, order).  The last
     # one of up to WORK_CACHE bytes is kept for the next batch instead of
     # being freed: freed under the batch's outputs, 64 KiB or more of it made
@@ -380,10 +330,12 @@ cdef object batch_call(_AEADKey one, object keys, object nonces, object data,
         else:
             batch_alloc(&b, count)
         batch_borrow(&b, one, keys, nonces, data, associated_data, seal)
-        rep = batch_repeated_nonce(b.m, count) if count > 1 else -1
-        if rep >= 0:
-            raise ValueError(f"nonces[{rep}] repeats an earlier nonce of the batch "
-                             "(under the same key): never reuse a nonce")
+        if seal:
+            # (opening checks no repeat: each message opens as decrypt would)
+            rep = batch_repeated_nonce(b.m, count)
+            if rep >= 0:
+                raise ValueError(f"nonces[{rep}] repeats an earlier nonce of the batch "
+                                 "(under the same key): never reuse a nonce")
         for i in range(count):
             total += b.m[i].n + (16 if seal else 0)
             work += b.m[i].n + b.m[i].alen

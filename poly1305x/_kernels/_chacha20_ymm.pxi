@@ -19,9 +19,13 @@
 # 5-7 blocks is generated into a stack buffer, XORed, and the buffer wiped.
 #
 # The helpers take pointers to the kernels' local variables; once inlined, the
-# compiler keeps every word in its own register, exactly as if the rounds were
+# compiler keeps each word in its own register, exactly as if the rounds were
 # written out.  (Locals, not an array: with an array GCC 12 allocates
-# registers differently and the 16-block kernel ran about 3 % slower.)
+# registers differently and the 16-block kernel ran about 3 % slower.)  The
+# exception is deliberate: AVX2 has 16 ymm registers, so the 8-block kernel
+# keeps two of the four c words, and the input words for the feed-forward,
+# in volatile stack slots of its own (_chacha8_dround_spill), which is
+# cheaper than the spills GCC chooses around the rounds' loop.
 
 
 cdef inline void _chacha8_out(const uint8_t* src, uint8_t* dst, size_t off,
@@ -67,6 +71,35 @@ cdef inline void _chacha8_dround(
     _chacha8_qr2(x2, x7, x8, x13, x3, x4, x9, x14)
 
 
+cdef inline void _chacha8_swap_c(__m256i* ca, __m256i* cb,
+                                 volatile __m256i* mem) noexcept nogil:
+    # Trade the two c words in registers for the two kept in memory.
+    cdef __m256i n0 = mem[0]
+    cdef __m256i n1 = mem[1]
+    mem[0] = ca[0]
+    mem[1] = cb[0]
+    ca[0] = n0
+    cb[0] = n1
+
+
+cdef inline void _chacha8_dround_spill(
+        __m256i* x0, __m256i* x1, __m256i* x2, __m256i* x3, __m256i* x4, __m256i* x5,
+        __m256i* x6, __m256i* x7, __m256i* ca, __m256i* cb, __m256i* x12, __m256i* x13,
+        __m256i* x14, __m256i* x15, volatile __m256i* mem) noexcept nogil:
+    # The double round with two of the four c words (8-11) on the stack: AVX2
+    # has 16 ymm registers, and 16 words plus the rotates' temporaries do not
+    # fit, so rather than leave the spilling to the compiler (which spills
+    # around the loop's back edge) two c words at a time live in memory, the
+    # ones the next two quarter-rounds do not touch.  On entry and exit ca, cb
+    # hold words 8, 9 and mem words 10, 11.
+    _chacha8_qr2(x0, x4, ca, x12, x1, x5, cb, x13)
+    _chacha8_swap_c(ca, cb, mem)                    # ca, cb = 10, 11
+    _chacha8_qr2(x2, x6, ca, x14, x3, x7, cb, x15)
+    _chacha8_qr2(x0, x5, ca, x15, x1, x6, cb, x12)
+    _chacha8_swap_c(ca, cb, mem)                    # ca, cb = 8, 9
+    _chacha8_qr2(x2, x7, ca, x13, x3, x4, cb, x14)
+
+
 cdef inline void _chacha8_transpose(__m256i* x0, __m256i* x1, __m256i* x2,
                                     __m256i* x3) noexcept nogil:
     # 4x4 transpose of 32-bit words inside each 128-bit lane: afterwards x(m),
@@ -95,9 +128,17 @@ cdef void _chacha8_blocks(const uint32_t* st, uint64_t ctr, const uint8_t* src,
                           uint8_t* dst, size_t nbatches) noexcept nogil:
     # nbatches x 8 blocks from the 64-bit counter ctr; src NULL: bare key stream.
     cdef __m256i x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15
-    cdef __m256i base, lo, hi, carry
+    cdef __m256i base, lo, carry
+    # The input words, broadcast, on the stack (volatile: read back for the
+    # feed-forward instead of held in registers through the rounds); mem:
+    # the two c words the rounds keep out of registers.  Both are wiped at
+    # the end (they hold the key).
+    cdef volatile __m256i init[16]
+    cdef volatile __m256i mem[2]
     cdef __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
     cdef int i
+    for i in range(16):
+        init[i] = _mm256_set1_epi32(<int>st[i])
     while nbatches:
         # Counter words of lanes 0..7: ctr + lane as a 64-bit number.  The carry
         # out of the low word is the top bit of (a & b) | ((a | b) & ~(a + b)).
@@ -105,53 +146,53 @@ cdef void _chacha8_blocks(const uint32_t* st, uint64_t ctr, const uint8_t* src,
         lo = _mm256_add_epi32(base, lane)
         carry = _mm256_or_si256(_mm256_and_si256(base, lane),
                                 _mm256_andnot_si256(lo, _mm256_or_si256(base, lane)))
-        hi = _mm256_add_epi32(_mm256_set1_epi32(<int><uint32_t>(ctr >> 32)),
-                              _mm256_srli_epi32(carry, 31))
-        x0 = _mm256_set1_epi32(<int>st[0])
-        x1 = _mm256_set1_epi32(<int>st[1])
-        x2 = _mm256_set1_epi32(<int>st[2])
-        x3 = _mm256_set1_epi32(<int>st[3])
-        x4 = _mm256_set1_epi32(<int>st[4])
-        x5 = _mm256_set1_epi32(<int>st[5])
-        x6 = _mm256_set1_epi32(<int>st[6])
-        x7 = _mm256_set1_epi32(<int>st[7])
-        x8 = _mm256_set1_epi32(<int>st[8])
-        x9 = _mm256_set1_epi32(<int>st[9])
-        x10 = _mm256_set1_epi32(<int>st[10])
-        x11 = _mm256_set1_epi32(<int>st[11])
-        x12 = lo
-        x13 = hi
-        x14 = _mm256_set1_epi32(<int>st[14])
-        x15 = _mm256_set1_epi32(<int>st[15])
-        for i in range(2):  # ten double rounds, unrolled five-fold (as fast as
-            # the full unroll; a plain loop of ten is ~6 % slower on AVX2)
-            _chacha8_dround(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
-                            &x8, &x9, &x10, &x11, &x12, &x13, &x14, &x15)
-            _chacha8_dround(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
-                            &x8, &x9, &x10, &x11, &x12, &x13, &x14, &x15)
-            _chacha8_dround(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
-                            &x8, &x9, &x10, &x11, &x12, &x13, &x14, &x15)
-            _chacha8_dround(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
-                            &x8, &x9, &x10, &x11, &x12, &x13, &x14, &x15)
-            _chacha8_dround(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
-                            &x8, &x9, &x10, &x11, &x12, &x13, &x14, &x15)
-        # feed-forward (the broadcasts again: the compiler keeps them from above)
-        x0 = _mm256_add_epi32(x0, _mm256_set1_epi32(<int>st[0]))
-        x1 = _mm256_add_epi32(x1, _mm256_set1_epi32(<int>st[1]))
-        x2 = _mm256_add_epi32(x2, _mm256_set1_epi32(<int>st[2]))
-        x3 = _mm256_add_epi32(x3, _mm256_set1_epi32(<int>st[3]))
-        x4 = _mm256_add_epi32(x4, _mm256_set1_epi32(<int>st[4]))
-        x5 = _mm256_add_epi32(x5, _mm256_set1_epi32(<int>st[5]))
-        x6 = _mm256_add_epi32(x6, _mm256_set1_epi32(<int>st[6]))
-        x7 = _mm256_add_epi32(x7, _mm256_set1_epi32(<int>st[7]))
-        x8 = _mm256_add_epi32(x8, _mm256_set1_epi32(<int>st[8]))
-        x9 = _mm256_add_epi32(x9, _mm256_set1_epi32(<int>st[9]))
-        x10 = _mm256_add_epi32(x10, _mm256_set1_epi32(<int>st[10]))
-        x11 = _mm256_add_epi32(x11, _mm256_set1_epi32(<int>st[11]))
-        x12 = _mm256_add_epi32(x12, lo)
-        x13 = _mm256_add_epi32(x13, hi)
-        x14 = _mm256_add_epi32(x14, _mm256_set1_epi32(<int>st[14]))
-        x15 = _mm256_add_epi32(x15, _mm256_set1_epi32(<int>st[15]))
+        init[12] = lo
+        init[13] = _mm256_add_epi32(_mm256_set1_epi32(<int><uint32_t>(ctr >> 32)),
+                                    _mm256_srli_epi32(carry, 31))
+        x0 = init[0]
+        x1 = init[1]
+        x2 = init[2]
+        x3 = init[3]
+        x4 = init[4]
+        x5 = init[5]
+        x6 = init[6]
+        x7 = init[7]
+        x8 = init[8]
+        x9 = init[9]
+        x12 = init[12]
+        x13 = init[13]
+        x14 = init[14]
+        x15 = init[15]
+        mem[0] = init[10]
+        mem[1] = init[11]
+        for i in range(2):  # ten double rounds, unrolled five-fold
+            _chacha8_dround_spill(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
+                                  &x8, &x9, &x12, &x13, &x14, &x15, mem)
+            _chacha8_dround_spill(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
+                                  &x8, &x9, &x12, &x13, &x14, &x15, mem)
+            _chacha8_dround_spill(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
+                                  &x8, &x9, &x12, &x13, &x14, &x15, mem)
+            _chacha8_dround_spill(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
+                                  &x8, &x9, &x12, &x13, &x14, &x15, mem)
+            _chacha8_dround_spill(&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7,
+                                  &x8, &x9, &x12, &x13, &x14, &x15, mem)
+        # feed-forward
+        x0 = _mm256_add_epi32(x0, init[0])
+        x1 = _mm256_add_epi32(x1, init[1])
+        x2 = _mm256_add_epi32(x2, init[2])
+        x3 = _mm256_add_epi32(x3, init[3])
+        x4 = _mm256_add_epi32(x4, init[4])
+        x5 = _mm256_add_epi32(x5, init[5])
+        x6 = _mm256_add_epi32(x6, init[6])
+        x7 = _mm256_add_epi32(x7, init[7])
+        x8 = _mm256_add_epi32(x8, init[8])
+        x9 = _mm256_add_epi32(x9, init[9])
+        x10 = _mm256_add_epi32(mem[0], init[10])
+        x11 = _mm256_add_epi32(mem[1], init[11])
+        x12 = _mm256_add_epi32(x12, init[12])
+        x13 = _mm256_add_epi32(x13, init[13])
+        x14 = _mm256_add_epi32(x14, init[14])
+        x15 = _mm256_add_epi32(x15, init[15])
         _chacha8_transpose(&x0, &x1, &x2, &x3)
         _chacha8_transpose(&x4, &x5, &x6, &x7)
         _chacha8_transpose(&x8, &x9, &x10, &x11)
@@ -165,6 +206,8 @@ cdef void _chacha8_blocks(const uint32_t* st, uint64_t ctr, const uint8_t* src,
             src += 512
         dst += 512
         nbatches -= 1
+    wipe(<void*>init, sizeof(init))        # the key words, on the stack
+    wipe(<void*>mem, sizeof(mem))
 
 
 cdef inline void _chacha8_diagonalize(__m256i* b0, __m256i* c0, __m256i* d0, __m256i* b1,

@@ -2,7 +2,8 @@
 """The kernel ABI: the one contract between the instruction-set modules, the
 dispatcher and the engine.
 
-Every instruction-set module (``_portable``, ``_x86_avx2``, ``_x86_avx512``)
+Every instruction-set module (``_portable``, ``_x86_avx2``, ``_x86_avx512f``,
+``_x86_avx512``)
 fills one ``kernel_table`` per backend it offers and hands its address to the
 dispatcher in a PyCapsule named ``KERNEL_CAPSULE``.  Nothing here holds a
 vector type: states live inside Python objects, which are only 16-byte aligned.

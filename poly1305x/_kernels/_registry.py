@@ -47,6 +47,8 @@ fits.  The layouts themselves are described where they are filled.
          (_poly1305_avx512.pxi)
   N2     NEON, radix 2^26: (r^2, r^1) and (r^4, r^3), five limb pairs each
          (_poly1305_neon.pxi)
+  F16    AVX-512F (no IFMA), radix 2^26: r^16, five limbs; r^1..r^8 are the AVX2
+         region's (the same code fills them) (_poly1305_avx512f.pxi)
 
 ENGINE_MODULES: the compiled modules above the kernels (the dispatcher, the
 engine, the SSH framing, the kernel test hooks), built for every target with
@@ -72,7 +74,7 @@ A name the probe finds is in poly1305x.cpu_features().
               entry: the portable kernels use it unconditionally there
 """
 
-POWERS = {"AVX2": 8 * 5, "IFMA": 16 * 3, "N2": 2 * 5}
+POWERS = {"AVX2": 8 * 5, "IFMA": 16 * 3, "N2": 2 * 5, "F16": 5}
 
 ENGINE_MODULES = ("poly1305x._core._dispatch", "poly1305x._core._engine", "poly1305x.openssh._ssh",
                   "poly1305x._core._testing")
@@ -89,6 +91,11 @@ _AVX2_PROBE = ("#include <immintrin.h>\nint main(void){__m256i a=_mm256_set1_epi
 _AVX512_PROBE = ("#include <immintrin.h>\nint main(void){__m512i a=_mm512_set1_epi64(1);"
                  "a=_mm512_madd52lo_epu64(a,a,a);a=_mm512_rol_epi32(a,7);"
                  "return (int)_mm_cvtsi128_si32(_mm512_castsi512_si128(a))&0;}\n")
+# AVX-512F/VL and nothing later: the probe of a module built without IFMA
+_AVX512F_PROBE = ("#include <immintrin.h>\nint main(void){__m512i a=_mm512_set1_epi64(1);"
+                  "a=_mm512_mul_epu32(a,a);a=_mm512_rol_epi32(a,7);"
+                  "__m256i b=_mm256_rol_epi32(_mm512_castsi512_si256(a),7);"
+                  "return (int)_mm_cvtsi128_si32(_mm256_castsi256_si128(b))&0;}\n")
 _SIMDE_PROBE = ("#define SIMDE_ENABLE_NATIVE_ALIASES\n#include <simde/x86/avx512.h>\n"
                 "int main(void){__m512i a=_mm512_set1_epi64(1);a=_mm512_rol_epi32(a,7);"
                 "return 0;}\n")
@@ -101,6 +108,13 @@ BACKENDS = (
      "module": "poly1305x._kernels._x86_avx512", "table": "avx512", "target": "x86_64",
      "cflags": ("-mavx2", "-mavx512f", "-mavx512vl", "-mavx512ifma"), "msvc": ("/arch:AVX512",),
      "isa": "avx512", "probe": _AVX512_PROBE, "switch": "POLY1305X_NO_AVX512", "opt_in": None,
+     "emulated": False, "int128_twin": None},
+    # AVX-512 without IFMA (Skylake-SP, Cascade Lake): radix-2^26 Poly1305 on
+    # vpmuludq zmm; built without -mavx512ifma, so its module holds no IFMA
+    {"name": "avx512f", "features": ("avx512f", "avx512vl"),
+     "module": "poly1305x._kernels._x86_avx512f", "table": "avx512f", "target": "x86_64",
+     "cflags": ("-mavx2", "-mavx512f", "-mavx512vl"), "msvc": ("/arch:AVX512",),
+     "isa": "avx512", "probe": _AVX512F_PROBE, "switch": "POLY1305X_NO_AVX512", "opt_in": None,
      "emulated": False, "int128_twin": None},
     {"name": "avx2", "features": ("avx2",),
      "module": "poly1305x._kernels._x86_avx2", "table": "avx2", "target": "x86_64",
@@ -124,6 +138,12 @@ BACKENDS = (
     # them on CPUs without AVX-512; never in a release wheel
     {"name": "avx512-emu", "features": ("avx2",),
      "module": "poly1305x._kernels._x86_avx512_emu", "table": "avx512", "target": "x86_64",
+     "cflags": ("-mavx2", "-DPOLY1305X_SIMDE"), "msvc": ("/arch:AVX2", "/DPOLY1305X_SIMDE"),
+     "isa": "avx2", "probe": _SIMDE_PROBE, "switch": None, "opt_in": "POLY1305X_SIMDE",
+     "emulated": True, "int128_twin": None},
+    # the same for the AVX-512F (no IFMA) kernels
+    {"name": "avx512f-emu", "features": ("avx2",),
+     "module": "poly1305x._kernels._x86_avx512f_emu", "table": "avx512f", "target": "x86_64",
      "cflags": ("-mavx2", "-DPOLY1305X_SIMDE"), "msvc": ("/arch:AVX2", "/DPOLY1305X_SIMDE"),
      "isa": "avx2", "probe": _SIMDE_PROBE, "switch": None, "opt_in": "POLY1305X_SIMDE",
      "emulated": True, "int128_twin": None},

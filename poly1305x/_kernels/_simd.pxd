@@ -60,6 +60,8 @@ cdef extern from "_simd.h" nogil:
     __m512i _mm512_permutexvar_epi64(__m512i idx, __m512i a)
     __m512i _mm512_permutex2var_epi64(__m512i a, __m512i idx, __m512i b)
     __m512i _mm512_mask_blend_epi64(__mmask8 k, __m512i a, __m512i b)
+    # AVX-512F without IFMA, radix 2^26 (vpmuludq zmm: as _mm256_mul_epu32)
+    __m512i _mm512_mul_epu32(__m512i a, __m512i b)
 
     # ---- chacha20 section (owned by the ChaCha20 kernels) ---------------------
     # (_mm256_and/or_si256 and _mm256_unpack*_epi64 are declared above.)

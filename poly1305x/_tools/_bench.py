@@ -20,7 +20,7 @@ import time
 from contextlib import contextmanager
 
 import poly1305x
-from poly1305x._tools import _bench_batch as _bb
+from poly1305x._tools import _report
 # What is benchmarked (re-exported: the command line and benchmarks/ use them
 # through this module); the self-test's backend switch, also benchmarks/'.
 from poly1305x._tools._cases import (  # noqa: F401
@@ -177,10 +177,64 @@ def cpu_model():
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
+def _cpuinfo():
+    """/proc/cpuinfo's first processor as a dict ({} elsewhere)."""
+    info = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if not line.strip():
+                    break
+                key, _, value = line.partition(":")
+                info[key.strip()] = value.strip()
+    except OSError:
+        pass
+    return info
+
+
+def cpu_generation(info=None):
+    """AMD's Zen generation from the CPU family and model ("Zen 4"), or None."""
+    info = _cpuinfo() if info is None else info
+    if info.get("vendor_id") != "AuthenticAMD":
+        return None
+    try:
+        family, model = int(info["cpu family"]), int(info["model"])
+    except (KeyError, ValueError):
+        return None
+    if family == 23:
+        return "Zen 2" if model >= 0x30 else "Zen"
+    if family == 25:
+        return "Zen 4" if 0x10 <= model <= 0x1f or model >= 0x60 else "Zen 3"
+    if family == 26:
+        return "Zen 5"
+    return None
+
+
+def source_commit():
+    """The short commit of the checkout poly1305x is imported from, or None."""
+    import subprocess
+    here = os.path.dirname(os.path.dirname(os.path.abspath(poly1305x.__file__)))
+    try:
+        r = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"],
+                           capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = r.stdout.strip() if r.returncode == 0 else ""
+    if not commit:
+        return None
+    dirty = subprocess.run(["git", "-C", here, "diff", "--quiet", "HEAD", "--", "poly1305x"],
+                           capture_output=True, timeout=10).returncode
+    return commit + ("+changes" if dirty else "")
+
+
 def environment():
-    """What a reader needs to weigh the numbers: machine, versions, date."""
+    """What a reader needs to weigh the numbers: machine, versions, commit, date."""
+    info = _cpuinfo()
     return {
         "cpu": cpu_model(),
+        "cpu_generation": cpu_generation(info),
+        "virtual": "hypervisor" in info.get("flags", "").split(),
+        "commit": source_commit(),
         "cpu_count": os.cpu_count(),
         "cpu_features": sorted(poly1305x.cpu_features()),
         "platform": platform.platform(),
@@ -225,6 +279,6 @@ def format_table(rows, time_label="best time/call", mark=None):
             if r["library"] == "poly1305x":
                 ratios = ", ".join(f"{p['seconds'] / r['seconds']:.1f}× {p['library']}"
                                    + (mark(r, p) if mark else "") for p in peers) or "(no peer)"
-            lines.append(f"| {op} | {size_label(size)} | {series_label(r)} | "
+            lines.append(f"| {op} | {_report.size_text(size)} | {series_label(r)} | "
                          f"{_fmt_time(r['seconds'])} | {size / r['seconds'] / 1e9:.3f} | {ratios} |")
-    return "\n".join(lines) + _bb.format_summary(rows)
+    return "\n".join(lines) + _report.batch_summary(rows)

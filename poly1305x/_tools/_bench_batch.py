@@ -128,7 +128,7 @@ def cases(case):
         case(NOISE_OPERATION, "poly1305x", noise_loop(True), sizes=NOISE_SIZES,
              variant="loop of connection.encrypt", needs=("noiseprotocol",)),
         case(NOISE_OPERATION, "cryptography", noise_loop(False), sizes=NOISE_SIZES,
-             variant="noiseprotocol's cipher, loop", needs=("noiseprotocol",)),
+             variant="through noiseprotocol, loop", needs=("noiseprotocol",)),
     ]
     for n in BATCH_COUNTS:
         out += [
@@ -140,28 +140,3 @@ def cases(case):
                  variant="loop of encrypt"),
         ]
     return out
-
-
-def format_summary(rows):
-    """Messages per second of each batch row, and encrypt_many's ratio to
-    the two loops of the same run ("" when there are no batch rows)."""
-    got = {}
-    for r in rows:
-        if r["operation"].startswith("aead-batch-N"):
-            who = "batch" if r["variant"] == "encrypt_many" else r["library"]
-            got[(int(r["operation"][12:]), r["size"], r.get("backend"), who)] = r["seconds"]
-    keys = sorted({k[:3] for k in got if k[3] == "batch"}, key=lambda k: (k[2] or "", k[1], k[0]))
-    if not keys:
-        return ""
-    lines = ["", "", "Batch rows (messages per second; encrypt_many against the loops):", "",
-             "| backend | size | N | encrypt_many | loop of encrypt | loop of cryptography "
-             "| vs our loop | vs cryptography |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for count, size, backend in keys:
-        mine = got[(count, size, backend, "batch")]
-        ours = got.get((count, size, backend, "poly1305x"))
-        peer = got.get((count, size, None, "cryptography"))
-        cells = [f"{1 / t / 1e6:.2f} M" if t else "-" for t in (mine, ours, peer)]
-        ratios = [f"{t / mine:.2f}×" if t else "-" for t in (ours, peer)]
-        lines.append(f"| {backend} | {size} B | {count} | " + " | ".join(cells + ratios) + " |")
-    return "\n".join(lines)

@@ -40,6 +40,7 @@ LABEL_GAP_PT = 10.5      # the least distance between two end labels
 # blues, greens and purples, solid; the peers in warm or grey tones, dashed.
 _COLOURS = {
     "poly1305x [avx512]": "#1f77b4",
+    "poly1305x [avx512f]": "#aec7e8",
     "poly1305x [avx2]": "#2ca02c",
     "poly1305x [portable]": "#9467bd",
     "poly1305x [portable26]": "#17becf",
@@ -50,7 +51,7 @@ _COLOURS = {
     "pyhpke": "#e377c2",
     "asyncssh": "#bcbd22",
 }
-_SPARE = ["#aec7e8", "#98df8a", "#c5b0d5", "#c49c94", "#393b79", "#637939"]
+_SPARE = ["#98df8a", "#c5b0d5", "#c49c94", "#393b79", "#637939"]
 # poly1305x with another library's block cipher (a variant): a mark of its own
 _VARIANT_COLOURS = ["#393b79", "#637939", "#ad494a", "#7b4173"]
 

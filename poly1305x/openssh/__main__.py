@@ -157,7 +157,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--version", action="version", version=f"poly1305x {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
-    def common(sp, output=True):
+    def common(sp, output=True, max_rounds_help=None):
         sp.add_argument("keyfile", help="the private key file")
         g = sp.add_mutually_exclusive_group()
         g.add_argument("--passphrase-env", metavar="VAR",
@@ -172,17 +172,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             sp.add_argument("-f", "--force", action="store_true",
                             help="overwrite an existing output file")
         sp.add_argument("--max-rounds", type=int, default=DEFAULT_MAX_ROUNDS,
-                        help=f"refuse keys with more kdf rounds (default {DEFAULT_MAX_ROUNDS})")
+                        help=max_rounds_help or f"refuse key files that ask for more bcrypt "
+                             f"kdf rounds (default {DEFAULT_MAX_ROUNDS})")
 
     common(sub.add_parser("decrypt", help="write the key without a passphrase"))
     e = sub.add_parser("encrypt", help="protect an unencrypted key with a passphrase")
-    common(e)
+    common(e, max_rounds_help=f"the most rounds -a/--rounds may ask for (default "
+                              f"{DEFAULT_MAX_ROUNDS})")
     e.add_argument("-Z", "--cipher", default="chacha20-poly1305@openssh.com",
                    choices=[c for c in CIPHERS if c != "none"], metavar="CIPHER",
                    help="the cipher of the private section (default "
                         "chacha20-poly1305@openssh.com; also "
                         + ", ".join(c for c in CIPHERS if c not in ("none", CHACHA)) + ")")
-    e.add_argument("-a", "--rounds", type=int, default=16, help="bcrypt_pbkdf rounds (16)")
+    e.add_argument("-a", "--rounds", type=int, default=16,
+                   help="bcrypt_pbkdf rounds of the new key file (default 16, as ssh-keygen; "
+                        "at most --max-rounds)")
     i = sub.add_parser("info", help="show the key's type, fingerprint and encryption "
                                     "(no passphrase needed)")
     common(i, output=False)
@@ -236,9 +240,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             if f.cipher != "none":
                 raise ValueError(f"{args.keyfile} is already encrypted ({f.cipher}); "
                                  "decrypt it first")
-            if not 0 < args.rounds <= DEFAULT_MAX_ROUNDS:
-                raise ValueError(f"-a/--rounds must be in 1..{DEFAULT_MAX_ROUNDS}, "
-                                 f"not {args.rounds}")
+            if not 0 < args.rounds <= args.max_rounds:
+                raise ValueError(f"-a/--rounds must be in 1..{args.max_rounds} "
+                                 f"(--max-rounds), not {args.rounds}")
             pw = _read_passphrase(args, "Enter new passphrase: ", confirm=True)
             if not pw:
                 raise ValueError("an empty passphrase: give one (the key stays unencrypted "

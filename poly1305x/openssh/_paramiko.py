@@ -16,9 +16,11 @@ which ``use_with_paramiko(False)`` undoes exactly:
    compression, re-key counters) is paramiko's, through its private names.
 3. ``Transport.preferred_ciphers`` leaves the cipher out for a transport
    whose ``packetizer_class=`` cannot reach that code: not a Packetizer
-   subclass, or one that overrides either method without calling ``super()``.
+   subclass, or one that overrides either method without calling ``super()``;
+   and, with ``Transport._parse_kex_init``, keeps it to connections where both
+   sides do strict key exchange (Terrapin: ``_paramiko_kex``).
 4. ``PKey._read_private_key``, ``Ed25519Key._parse_signing_key_data`` and
-   ``PKey.from_path`` turn a key file encrypted with the cipher into the
+   ``PKey.from_path`` (``_paramiko_keys``) turn a key file encrypted with the cipher into the
    unencrypted file (``poly1305x.openssh.decrypt``, kdf rounds capped) before
    paramiko parses it; other files pass through untouched.  Every chacha
    file stops there, damaged or not: a failure is an SSHException, as plain
@@ -26,9 +28,7 @@ which ``use_with_paramiko(False)`` undoes exactly:
    see the cipher.  The search for such a file is linear, in key text of up
    to ``MAX_KEY_TEXT`` (1 MiB) characters.
 """
-import io
 import logging
-import re
 import struct
 from typing import Any, Final
 
@@ -36,11 +36,13 @@ from poly1305x._errors import InvalidTag
 from poly1305x.openssh._ssh import PacketCipher
 from poly1305x._peers import install_hint, no_attribute
 from poly1305x._swap import Switch
-from poly1305x.openssh._wire import BEGIN, END
+from poly1305x.openssh._container import CHACHA
+from poly1305x.openssh import _paramiko_kex
+from poly1305x.openssh._paramiko_keys import MAX_KEY_TEXT, _patch_keys  # noqa: F401 (re-exported)
 
 __all__ = ["CIPHER", "use_with_paramiko"]
 
-CIPHER: Final[str] = "chacha20-poly1305@openssh.com"
+CIPHER: Final[str] = CHACHA
 MAX_PACKET: Final[int] = 256 * 1024  # OpenSSH's PACKET_MAX_SIZE: bound an unauthenticated length
 TAG: Final[int] = 16
 SUPPORTED: Final[str] = "paramiko 3.5 to 5.x"
@@ -279,166 +281,36 @@ def _check(paramiko: Any) -> None:
             problems.append(f"PKey.{name} is missing")
     if "_parse_signing_key_data" not in vars(paramiko.ed25519key.Ed25519Key):
         problems.append("Ed25519Key._parse_signing_key_data is missing")
+    problems += _paramiko_kex.problems(paramiko)
     if problems:
         version = getattr(paramiko, "__version__", "?")
         raise RuntimeError(f"use_with_paramiko: paramiko {version} is not supported "
                            f"(tested with {SUPPORTED}): " + "; ".join(problems))
 
 
-_BEGIN = BEGIN.decode("ascii")
-_END = END.decode("ascii")
-# Key text longer than this is not searched for a chacha key (paramiko reads it
-# as it would without poly1305x); 1 MiB, as OpenSSH's own limit on key files.
-MAX_KEY_TEXT: Final[int] = 1 << 20
-_NOT_B64 = re.compile("[^A-Za-z0-9+/]")
-_MAGIC = b"openssh-key-v1\0" + struct.pack(">I", len(CIPHER)) + CIPHER.encode()
-# paramiko's key classes pass this tag to _read_private_key
-_TAGS = {"RSA": ("ssh-rsa",), "EC": ("ecdsa-sha2-",), "OPENSSH": ("ssh-ed25519",)}
-
-
-def _chacha_block(data):
-    """The armoured key (str) or openssh-key-v1 blob (bytes) in ``data`` when
-    it is a key file whose cipher is chacha20-poly1305@openssh.com, whatever
-    else is wrong with it; else None.  Linear in len(data): one ``str.find``
-    for each marker, the cipher name from the first 64 base64 characters."""
-    import binascii
-    if isinstance(data, str):
-        if len(data) > MAX_KEY_TEXT:
-            return None
-        i = data.find(_BEGIN)
-        j = data.find(_END, i + len(_BEGIN)) if i >= 0 else -1
-        if j < 0:
-            return None
-        block = data[i:j + len(_END)]
-        # the first 64 base64 letters: whatever else a decoder skips is skipped
-        head = _NOT_B64.sub("", block[len(_BEGIN):len(_BEGIN) + 400])[:64]
-        try:
-            prefix = binascii.a2b_base64(head)
-        except (binascii.Error, ValueError):
-            return None
-        return block if prefix.startswith(_MAGIC) else None
-    return bytes(data) if bytes(data[:len(_MAGIC)]) == _MAGIC else None
-
-
-def _bad_key(SSHException, exc):
-    """SSHException (what paramiko's callers catch, and what plain paramiko
-    raises for such a file) that is also a ValueError (poly1305x's rule for a
-    bad passphrase or a damaged file)."""
-    cls = _key_errors.get(SSHException)
-    if cls is None:
-        cls = _key_errors[SSHException] = type(
-            "BadKeyFileError", (SSHException, ValueError), {"__module__": __name__})
-    if isinstance(exc, ValueError):
-        return cls(str(exc))
-    return cls(f"not a valid {CIPHER} key file")
-
-
-_key_errors: dict[Any, type] = {}   # paramiko's SSHException -> BadKeyFileError
-
-
-def _key_type(block):
-    """The key type of a chacha key file; SSHException when it is damaged."""
-    from poly1305x import openssh
-    from paramiko.ssh_exception import SSHException
-    try:
-        return openssh.key_info(block)["type"]
-    except Exception as exc:        # noqa: BLE001 - paramiko's callers catch SSHException
-        raise _bad_key(SSHException, exc) from None
-
-
-def _decrypt_key(block, password, tag=None):
-    """The unencrypted armoured file for a chacha key file: poly1305x's
-    decrypt (kdf rounds capped at DEFAULT_MAX_ROUNDS), every failure an
-    SSHException as paramiko raises for a file it cannot read."""
-    from poly1305x import openssh
-    from paramiko.ssh_exception import PasswordRequiredException, SSHException
-    key_type = _key_type(block)
-    if tag in _TAGS and not key_type.startswith(_TAGS[tag]):
-        raise SSHException(f"encountered {key_type} key, expected {tag} key")
-    if password is None:
-        raise PasswordRequiredException("private key file is encrypted")
-    try:
-        return openssh.decrypt(block, password).decode("ascii")
-    except Exception as exc:        # noqa: BLE001 - as above
-        raise _bad_key(SSHException, exc) from None
-
-
-def _patch_keys(paramiko, saved):
-    PKey = paramiko.pkey.PKey
-    read_original = saved["_read_private_key"]
-    from_path_original = saved["from_path"]
-    parse_original = saved["_parse_signing_key_data"]
-
-    def _read_private_key(self, tag, f, password=None):
-        text = f.read()
-        if isinstance(text, bytes):
-            text = text.decode("utf-8", "replace")
-        block = _chacha_block(text)
-        # Ed25519Key reads without the password and hands the raw file to
-        # _parse_signing_key_data (patched below) together with the password.
-        if block is not None and not (tag == "OPENSSH" and password is None):
-            text = _decrypt_key(block, password, tag)
-            password = None
-        return read_original(self, tag, io.StringIO(text), password)
-
-    def _parse_signing_key_data(self, data, password):
-        # Every chacha blob stops here: paramiko's own parser would find the
-        # cipher in Transport._cipher_info and run bcrypt with the file's rounds.
-        block = _chacha_block(data)
-        if block is not None:
-            from poly1305x.openssh._wire import unarmour
-            data = unarmour(_decrypt_key(block, password))
-        return parse_original(self, data, password)
-
-    def from_path(path, password=None):
-        from pathlib import Path
-        path = str(path)
-        key_path = path[:-len("-cert.pub")] if path.endswith("-cert.pub") else path
-        key_path = Path(key_path).expanduser()
-        try:
-            block = _chacha_block(key_path.read_bytes().decode("utf-8", "replace"))
-        except OSError:
-            block = None
-        if block is None:
-            return from_path_original(path, password)
-        key_type = _key_type(block)
-        classes = {"ssh-rsa": paramiko.RSAKey, "ssh-ed25519": paramiko.Ed25519Key}
-        key_class = classes.get(key_type)
-        if key_class is None and key_type.startswith("ecdsa-sha2-"):
-            key_class = paramiko.ECDSAKey
-        if key_class is None:
-            raise paramiko.pkey.UnknownKeyType(key_type=key_type)
-        plain = _decrypt_key(block, password)
-        key = key_class.from_private_key(io.StringIO(plain))
-        cert_path = Path(str(key_path) + "-cert.pub")
-        if cert_path.exists():
-            key.load_certificate(str(cert_path))
-        return key
-
-    _read_private_key.__doc__ = read_original.__doc__
-    _read_private_key.__wrapped__ = read_original
-    from_path.__doc__ = from_path_original.__doc__
-    from_path.__wrapped__ = from_path_original
-    return [(PKey, "_read_private_key", _read_private_key),
-            (paramiko.ed25519key.Ed25519Key, "_parse_signing_key_data", _parse_signing_key_data),
-            (PKey, "from_path", staticmethod(from_path))]
-
-
 def _preferred_ciphers(original):
     def preferred_ciphers(self):
         ciphers = original.fget(self)
-        if CIPHER in ciphers and not _composes(type(getattr(self, "packetizer", None))):
+        if CIPHER in ciphers and (not _paramiko_kex.offers_chacha(self)
+                                  or not _composes(type(getattr(self, "packetizer", None)))):
             ciphers = tuple(c for c in ciphers if c != CIPHER)
         return ciphers
     return property(preferred_ciphers, original.fset, original.fdel, original.__doc__)
 
 
-def use_with_paramiko(enable: bool = True) -> bool:
+def use_with_paramiko(enable: bool = True, *, allow_without_strict_kex: bool = False) -> bool:
     """Give paramiko the ``chacha20-poly1305@openssh.com`` transport cipher, run
     on poly1305x's ``PacketCipher`` and offered first (client and server mode),
     and the loading of private keys encrypted with it (``enable=True``); or undo
     all of it (``enable=False``).  Affects connections made afterwards;
     idempotent.
+
+    The cipher is negotiated only on a connection where both sides do strict
+    key exchange (Terrapin, CVE-2023-48795: poly1305x.openssh._paramiko_kex);
+    else the next cipher both sides offer, or, against a peer that offers it
+    without strict kex, paramiko's IncompatiblePeer.
+    ``allow_without_strict_kex=True`` lifts that rule (the latest enabling
+    call's value holds for key exchanges that start afterwards).
 
     Returns whether it was enabled before the call.  ImportError when paramiko
     is missing (``pip install -e '.[paramiko]'``); RuntimeError, before
@@ -458,6 +330,7 @@ def use_with_paramiko(enable: bool = True) -> bool:
                 "send_message": P.__dict__["send_message"],
                 "read_message": P.__dict__["read_message"],
                 "preferred_ciphers": T.__dict__["preferred_ciphers"],
+                "_parse_kex_init": T.__dict__["_parse_kex_init"],
                 "_read_private_key": PKey.__dict__["_read_private_key"],
                 "from_path": PKey.from_path,
                 "from_path_raw": PKey.__dict__["from_path"],
@@ -469,7 +342,7 @@ def use_with_paramiko(enable: bool = True) -> bool:
                             "iv-size": 0, "is_aead": True}
             from paramiko.common import MSG_NAMES
             from paramiko.message import Message
-            from paramiko.ssh_exception import SSHException
+            from paramiko.ssh_exception import IncompatiblePeer, SSHException
             send, read = _make_methods(
                 saved["send_message"], saved["read_message"], SSHException, Message, MSG_NAMES)
             bindings = [
@@ -479,6 +352,8 @@ def use_with_paramiko(enable: bool = True) -> bool:
                 (P, "send_message", send),
                 (P, "read_message", read),
                 (T, "preferred_ciphers", _preferred_ciphers(saved["preferred_ciphers"])),
+                (T, "_parse_kex_init",
+                 _paramiko_kex.parse_kex_init(saved["_parse_kex_init"], IncompatiblePeer)),
             ] + _patch_keys(paramiko, saved)
             _saved = (paramiko, saved)
             try:
@@ -489,4 +364,7 @@ def use_with_paramiko(enable: bool = True) -> bool:
         elif not enable and was_on:
             _switch.restore()
             _saved = None
+            _paramiko_kex.rule.allow_without_strict_kex = False
+        if enable:
+            _paramiko_kex.rule.allow_without_strict_kex = bool(allow_without_strict_kex)
         return was_on

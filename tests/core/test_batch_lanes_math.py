@@ -65,7 +65,7 @@ def test_random_keys_and_lengths(backend):
 @pytest.mark.parametrize("nonce_len", [12, 24])
 def test_repeated_nonce_found_at_any_size(count, nonce_len):
     """The repeat check (its table on the stack up to 256 messages, on the
-    heap past that): nonces that differ only past their first 8 bytes are
+    heap past that, without the GIL from 2048): nonces that differ only past their first 8 bytes are
     distinct, a repeat anywhere is found and named by its later index."""
     from poly1305x.aead import ChaCha20Poly1305, XChaCha20Poly1305
     a = (ChaCha20Poly1305 if nonce_len == 12 else XChaCha20Poly1305)(bytes(32))

@@ -116,6 +116,57 @@ def test_engine_uses_no_kernel_module():
         assert not re.search(r"poly1305x\._(kernels\._)?(portable|x86_\w+)\b", src), name
 
 
+
+def test_bad_env_value_is_echoed_cut():
+    """A 5,000-character POLY1305X_BACKEND is quoted in at most a few dozen
+    characters (the old message carried it whole, twice), with its length."""
+    value = "x" * 4991 + "TAIL-mark"                 # 5,000 characters
+    r = run_py("import poly1305x", POLY1305X_BACKEND=value)
+    assert r.returncode != 0
+    line = [ln for ln in r.stderr.splitlines() if "POLY1305X_BACKEND=" in ln][-1]
+    assert "ImportError" in line and "unknown poly1305x backend" in line
+    assert "TAIL-mark" not in r.stderr and "x" * 41 not in r.stderr
+    assert "(5000 characters)" in line
+    assert len(line) < 400, len(line)
+    with pytest.raises(ImportError) as info:
+        poly1305x.set_backend(value)
+    assert "x" * 41 not in str(info.value) and len(str(info.value)) < 300
+
+
+# --- the selection self-test covers the lane kernels ----------------------------
+
+_EVERY = poly1305x.backends() + _dispatch.emulated_backends()
+
+
+@pytest.mark.parametrize("name", _EVERY)
+@pytest.mark.parametrize("entry", ["chacha20_lanes", "poly1305_lanes"])
+@pytest.mark.parametrize("lane", [0, 3, 8, 15, 18])
+def test_broken_lane_kernel_fails_selection(name, entry, lane):
+    """One lane of a lane kernel damaged on purpose (the test hook: one byte
+    of that lane's key stream, or of its tag; lane 3 has no ChaCha20 block,
+    so its damage is a write past the lane's end): set_backend refuses the
+    backend with the lanes self-test's ImportError and the active backend
+    stays; the next selection, undamaged, passes."""
+    before = poly1305x.backend()
+    _dispatch._break_lane_at_next_load(name, entry, lane)
+    what = "ChaCha20" if entry == "chacha20_lanes" else "Poly1305"
+    try:
+        with pytest.raises(ImportError, match=f"{name!r} failed its {what} lanes self-test"):
+            poly1305x.set_backend(name)
+        assert poly1305x.backend() == before
+        assert name not in _dispatch._tables
+    finally:
+        _dispatch._break_next.pop(name, None)
+        poly1305x.set_backend(name)
+        poly1305x.set_backend(before)
+    assert name in _dispatch._tables
+
+
+def test_break_hook_refuses_other_entries():
+    with pytest.raises(ValueError):
+        _dispatch._break_lane_at_next_load("portable", "poly1305_blocks", 0)
+
+
 # --- CPU features as data: the registry's FEATURES and the probe ------------
 
 def test_every_backend_feature_is_described_in_the_registry():

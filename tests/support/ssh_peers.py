@@ -68,16 +68,18 @@ def listen():
     return listener
 
 
-def serve(listener, host_key, iface, result, channels=1, rekey_bytes=MiB):
+def serve(listener, host_key, iface, result, channels=1, rekey_bytes=MiB,
+          transport=paramiko.Transport):
     """Serve one connection: ``channels`` session channels one after the
     other.  "cat" sends everything back, "sha256" the hex digest of what came
     in, "send N SEED" sends ``random.Random(SEED).randbytes(N)`` and reads
     nothing.  ``result`` gets "transport", "received" (all channel data in),
-    "started" (an Event set once a command runs), then "ok" or "error"."""
+    "started" (an Event set once a command runs), then "ok" or "error".
+    ``transport(socket)`` makes the server's Transport."""
     received = result.setdefault("received", bytearray())
     started = result.setdefault("started", threading.Event())
     conn, _ = listener.accept()
-    t = paramiko.Transport(conn)
+    t = transport(conn)
     result["transport"] = t
     try:
         t.add_server_key(host_key)

@@ -60,33 +60,11 @@ SKIP_REASONS = {
 
 #: Values for names that a page's fragments take from the surrounding prose.
 PRELUDE = {
-    "block-ciphers.md": """
-import os
-from Crypto.Cipher import AES
-CIPHER = AES                        # "CIPHER": any of the forms in the table
-key32, nonce16 = os.urandom(32), os.urandom(16)
-k, r = os.urandom(16), os.urandom(16)
-key, nonce, msg = os.urandom(32), os.urandom(16), b"a message"
-""",
-    "hpke.md": """
-import os
-key = key_bytes = generation_key = os.urandom(32)      # from the key schedule
-nonce = base_nonce = generation_nonce = os.urandom(12)
-aad, pt = b"associated data", b"plaintext"
-ikm = os.urandom(32)
-private_message_content, private_content_aad = b"content", b"PrivateContentAAD"
-""",
     "openssh.md": """
 import os, subprocess
 # the key file the example reads: an ed25519 key from ssh-keygen
 subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "my passphrase",
                 "-C", "me@host", "-f", "id_ed25519"], check=True)
-from poly1305x.openssh import PacketCipher as _PacketCipher
-key_c2s = key_s2c = os.urandom(64)                     # one direction's key
-seqnr = 3
-# RFC 4253 packet: length 12 = padding_length byte + 7 payload + 4 padding
-packet = (12).to_bytes(4, "big") + bytes([4]) + b"payload" + os.urandom(4)
-buf = _PacketCipher(key_c2s).seal(seqnr, packet)       # what arrived
 """,
 }
 

@@ -39,7 +39,7 @@ def test_bench_quick_writes_json(tmp_path):
     # the test extra installs cryptography and pycryptodome: both are compared
     assert _bench.available("cryptography") and _bench.available("pycryptodome")
     out = tmp_path / "out.json"
-    proc = _run("bench", "--quick", "--json", str(out), cwd=tmp_path)
+    proc = _run("bench", "--quick", "--json", str(out), "--format", "markdown", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     doc = json.loads(out.read_text())
     libraries = {r["library"] for r in doc["results"]}

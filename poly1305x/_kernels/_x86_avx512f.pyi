@@ -1,0 +1,4 @@
+from typing import Any
+
+
+def kernel_tables() -> dict[str, Any]: ...

@@ -1,0 +1,68 @@
+"""The avx512f backend (AVX-512F/VL without IFMA: Skylake-SP, Cascade Lake,
+Cooper Lake): where the dispatcher ranks it, and that its module holds no
+IFMA instruction, so it runs on those CPUs.  Its arithmetic is tested with
+every other backend's (the `backend` fixture and the kernel tests)."""
+import glob
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+import poly1305x
+from poly1305x._core import _dispatch
+from poly1305x._kernels import _registry
+
+NO_IFMA = {"avx2", "avx512f", "avx512vl"}              # Skylake-SP's relevant features
+IFMA = NO_IFMA | {"avx512ifma"}                        # Ice Lake, Zen 4, Zen 5
+
+
+def _default_for(features):
+    """The first backend of the dispatcher's order whose features the CPU has."""
+    return next(name for name, needs, _, _ in _dispatch.BACKENDS
+                if all(f in features for f in needs))
+
+
+def test_rank_between_avx512_and_avx2():
+    names = [name for name, *_ in _dispatch.BACKENDS]
+    assert names.index("avx512") < names.index("avx512f") < names.index("avx2")
+    assert _default_for(NO_IFMA) == "avx512f"
+    assert _default_for(IFMA) == "avx512"
+    assert _default_for({"avx2"}) == "avx2"
+
+
+def test_registry_entry_builds_without_ifma():
+    (entry,) = [b for b in _registry.BACKENDS if b["name"] == "avx512f"]
+    assert "avx512ifma" not in entry["features"]
+    assert not any("ifma" in f for f in entry["cflags"])
+    assert "madd52" not in entry["probe"]
+    assert entry["isa"] == "avx512"
+
+
+@pytest.mark.skipif("avx512f" not in poly1305x.cpu_features()
+                    or "avx512vl" not in poly1305x.cpu_features(),
+                    reason="this CPU has no AVX-512F/VL")
+def test_listed_where_the_cpu_has_avx512f():
+    assert "avx512f" in poly1305x.backends()
+
+
+def test_module_holds_no_ifma_instruction():
+    """The built module's machine code (objdump) has no vpmadd52*, and the
+    IFMA module's has (the check can fail)."""
+    if shutil.which("objdump") is None:
+        pytest.skip("no objdump")
+    here = os.path.dirname(poly1305x._kernels._registry.__file__)
+
+    def count(stem):
+        (path,) = glob.glob(os.path.join(here, stem + ".*.so")) or [None]
+        if path is None:
+            pytest.skip(f"{stem} is not built here")
+        asm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", path],
+                             capture_output=True, text=True, check=True).stdout
+        return len(re.findall(r"^\s+[0-9a-f]+:\s+vpmadd52", asm, re.M)), asm
+
+    n, asm = count("_x86_avx512f")
+    assert n == 0
+    assert re.search(r"vpmuludq\s.*%zmm", asm)         # and it is the zmm kernel
+    assert count("_x86_avx512")[0] > 0
