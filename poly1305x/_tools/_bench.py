@@ -20,6 +20,7 @@ from contextlib import contextmanager
 
 import poly1305x
 from poly1305x._tools import _bench_batch as _bb
+from poly1305x._tools import _floor
 # What is benchmarked (re-exported: the command line and benchmarks/ use them
 # through this module); the self-test's backend switch, also benchmarks/'.
 from poly1305x._tools._cases import (  # noqa: F401
@@ -49,6 +50,8 @@ def library_version(library):
 
 
 def available(library):
+    if library == _floor.LIBRARY:           # a C helper built on demand, or None
+        return _floor.load() is not None
     return library_version(library) is not None
 
 
@@ -217,16 +220,17 @@ def format_table(rows, time_label="best time/call", mark=None):
     lines = [f"| operation | size | library | {time_label} | GB/s | poly1305x vs peers |",
              "|---|---:|---|---:|---:|---|"]
     for (_, op, size), group in sorted(keyed.items()):
-        peers = [r for r in group if r["library"] != "poly1305x"]
+        others = [r for r in group if r["library"] != "poly1305x"]
+        peers = [r for r in others if r["library"] != _floor.LIBRARY]   # the floor: its summary
         mine = [r for r in group if r["library"] == "poly1305x"]
-        for r in sorted(mine, key=lambda r: r["seconds"]) + sorted(peers, key=lambda r: r["seconds"]):
+        for r in sorted(mine, key=lambda r: r["seconds"]) + sorted(others, key=lambda r: r["seconds"]):
             ratios = ""
             if r["library"] == "poly1305x":
                 ratios = ", ".join(f"{p['seconds'] / r['seconds']:.1f}× {p['library']}"
                                    + (mark(r, p) if mark else "") for p in peers) or "(no peer)"
             lines.append(f"| {op} | {size_label(size)} | {series_label(r)} | "
                          f"{_fmt_time(r['seconds'])} | {size / r['seconds'] / 1e9:.3f} | {ratios} |")
-    return "\n".join(lines) + _bb.format_summary(rows)
+    return "\n".join(lines) + _floor.format_summary(rows) + _bb.format_summary(rows)
 
 
 def plot(rows, path, env=None):

@@ -6,6 +6,7 @@ import os
 import re
 from functools import partial
 from poly1305x._tools import _bench_batch as _bb
+from poly1305x._tools import _floor
 
 KiB = 1024
 MiB = 1024 * 1024
@@ -251,6 +252,7 @@ OPERATIONS = {
                      "(poly1305x.hpke vs pyhpke's own key class)",
     "ssh-packet-seal": "chacha20-poly1305@openssh.com seal of one SSH packet "
                        "(poly1305x.openssh.PacketCipher vs asyncssh)",
+    **_floor.OPERATIONS,
 }
 
 # The batch rows (_bench_batch.py): many messages a call, time per message,
@@ -291,10 +293,11 @@ CASES = [
     Case("ssh-packet-seal", "poly1305x", _ssh_poly1305x, sizes=SSH_SIZES),
     Case("ssh-packet-seal", "asyncssh", _ssh_asyncssh, sizes=SSH_SIZES),
 ]
+CASES += _floor.cases(Case)
 CASES += _bb.cases(Case)
 
 # Operations whose sizes are their own (not the 64 B .. 1 MiB ladder)
-FIXED_SIZES = ("hpke-seal", "hpke-key-seal", "ssh-packet-seal") + tuple(_bb.OPERATIONS)
+FIXED_SIZES = ("hpke-seal", "hpke-key-seal", "ssh-packet-seal", _floor.OPERATION) + tuple(_bb.OPERATIONS)
 
 # What ``python -m poly1305x bench`` measures with no --operation: every
 # one-call operation, then the batch rows (N = 1, 16, 64, 256 and the Noise
