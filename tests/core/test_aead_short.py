@@ -193,3 +193,28 @@ def test_poly1305_one_shots_on_bytes(backend):
         Poly1305.generate_tag(bytes(31), b"abc")
     with pytest.raises(TypeError):
         Poly1305.generate_tag(bytes(32), "abc")
+
+
+def test_batch_of_one_is_the_one_call(backend):
+    rng = random.Random(1)
+    key = rng.randbytes(32)
+    for cls, nlen in ((ChaCha20Poly1305, 12), (XChaCha20Poly1305, 24)):
+        ours = cls(key)
+        for n in (0, 1, 64, 300, SHORT_MAX, SHORT_MAX + 1):
+            for alen in (0, 16, SHORT_AAD, SHORT_AAD + 1):
+                nonce, pt = rng.randbytes(nlen), rng.randbytes(n)
+                aad = rng.randbytes(alen) if alen else None
+                want = ours.encrypt(nonce, pt, aad)
+                assert ours.encrypt_many([nonce], [pt], [aad]) == [want]
+                assert ours.encrypt_many([nonce], [pt], None if aad is None else (aad,)) == [want]
+                assert ours.encrypt_many((nonce,), [bytearray(pt)], [aad]) == [want]
+                assert ours.decrypt_many([nonce], [want], [aad]) == [pt]
+        # the batch's own checks still answer for one message
+        with pytest.raises(ValueError):
+            ours.encrypt_many([bytes(nlen - 1)], [b"abc"], None)
+        with pytest.raises(ValueError):
+            ours.encrypt_many([bytes(nlen)], [b"abc"], [b"a", b"b"])
+        with pytest.raises(TypeError):
+            ours.encrypt_many([bytes(nlen)], ["abc"], None)
+        with pytest.raises(RuntimeError):
+            cls.__new__(cls).encrypt_many([bytes(nlen)], [b"abc"], None)
