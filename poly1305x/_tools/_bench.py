@@ -27,7 +27,7 @@ from poly1305x._tools._cases import (  # noqa: F401
     CASES, FIXED_SIZES, HPKE_SIZE, OPERATIONS, PER_BACKEND_OPERATIONS, QUICK_OPERATIONS, SIZES,
     SSH_SIZES, STREAM_PIECE, Case, KiB, MiB, cases, group_name, size_label,
 )
-from poly1305x._tools._cases import BATCH_OPERATIONS, BENCH_OPERATIONS  # noqa: F401
+from poly1305x._tools._cases import BATCH_OPERATIONS, BENCH_OPERATIONS, FLOOR_OPERATIONS  # noqa: F401
 from poly1305x._tools._selftest import using_backend  # noqa: F401
 
 # --------------------------------------------------------------------------

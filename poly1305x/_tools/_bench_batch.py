@@ -12,7 +12,7 @@ from functools import partial
 
 BATCH_COUNTS = (1, 16, 64, 256)
 BATCH_SIZES = (0, 64, 256, 1024, 16384, 1048576)
-BATCH_BYTES = 64 * 1048576      # no row of more message bytes than this a call
+BATCH_BYTES = 16 * 1048576      # no row of more message bytes than this a call
 
 
 def batch_sizes(count):

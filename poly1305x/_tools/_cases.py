@@ -252,12 +252,13 @@ OPERATIONS = {
                      "(poly1305x.hpke vs pyhpke's own key class)",
     "ssh-packet-seal": "chacha20-poly1305@openssh.com seal of one SSH packet "
                        "(poly1305x.openssh.PacketCipher vs asyncssh)",
-    **_floor.OPERATIONS,
 }
 
 # The batch rows (_bench_batch.py): many messages a call, time per message,
 # with their own summary (messages per second and the ratios to the loops).
 BATCH_OPERATIONS = _bb.OPERATIONS
+# The floor of one short call beside encrypt (_floor.py), with its summary.
+FLOOR_OPERATIONS = _floor.OPERATIONS
 
 CASES = [
     Case("poly1305", "poly1305x", _poly_poly1305x),
@@ -297,12 +298,13 @@ CASES += _floor.cases(Case)
 CASES += _bb.cases(Case)
 
 # Operations whose sizes are their own (not the 64 B .. 1 MiB ladder)
-FIXED_SIZES = ("hpke-seal", "hpke-key-seal", "ssh-packet-seal", _floor.OPERATION) + tuple(_bb.OPERATIONS)
+FIXED_SIZES = (("hpke-seal", "hpke-key-seal", "ssh-packet-seal") + tuple(FLOOR_OPERATIONS)
+               + tuple(_bb.OPERATIONS))
 
 # What ``python -m poly1305x bench`` measures with no --operation: every
-# one-call operation, then the batch rows (N = 1, 16, 64, 256 and the Noise
+# one-call operation, the floor rows, then the batch rows (N = 1, 16, 64, 256 and the Noise
 # consumer; about 25 s of a run of a few minutes).
-BENCH_OPERATIONS = tuple(OPERATIONS) + tuple(BATCH_OPERATIONS)
+BENCH_OPERATIONS = tuple(OPERATIONS) + tuple(FLOOR_OPERATIONS) + tuple(BATCH_OPERATIONS)
 
 # The quick default of ``python -m poly1305x``: the two one-shot operations.
 QUICK_OPERATIONS = ("poly1305", "aead", "aead-new")
