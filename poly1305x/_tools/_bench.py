@@ -27,7 +27,9 @@ from poly1305x._tools._cases import (  # noqa: F401
     CASES, FIXED_SIZES, HPKE_SIZE, OPERATIONS, PER_BACKEND_OPERATIONS, QUICK_OPERATIONS, SIZES,
     SSH_SIZES, STREAM_PIECE, Case, KiB, MiB, cases, group_name, size_label,
 )
-from poly1305x._tools._cases import BATCH_OPERATIONS, BENCH_OPERATIONS, FLOOR_OPERATIONS  # noqa: F401
+from poly1305x._tools._cases import (  # noqa: F401
+    BATCH_OPERATIONS, BENCH_OPERATIONS, FLOOR_OPERATIONS,
+)
 from poly1305x._tools._selftest import using_backend  # noqa: F401
 
 # --------------------------------------------------------------------------
@@ -221,9 +223,10 @@ def format_table(rows, time_label="best time/call", mark=None):
              "|---|---:|---|---:|---:|---|"]
     for (_, op, size), group in sorted(keyed.items()):
         others = [r for r in group if r["library"] != "poly1305x"]
-        peers = [r for r in others if r["library"] != _floor.LIBRARY]   # the floor: its summary
+        peers = [r for r in others if r["library"] != _floor.LIBRARY]   # floor: its own table
         mine = [r for r in group if r["library"] == "poly1305x"]
-        for r in sorted(mine, key=lambda r: r["seconds"]) + sorted(others, key=lambda r: r["seconds"]):
+        by_time = lambda r: r["seconds"]  # noqa: E731
+        for r in sorted(mine, key=by_time) + sorted(others, key=by_time):
             ratios = ""
             if r["library"] == "poly1305x":
                 ratios = ", ".join(f"{p['seconds'] / r['seconds']:.1f}× {p['library']}"

@@ -23,6 +23,7 @@ import sysconfig
 import tempfile
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 LIBRARY = "floor"
 OPERATION = "floor"
@@ -32,7 +33,7 @@ _KEY = bytes(range(32))
 _NONCE = bytes(range(12))
 _AAD = b"header: 16 bytes"
 
-_loaded = {}
+_loaded: dict[str, Any] = {}      # "seal": the function, or "why": the reason
 
 
 def _cache_dir():
@@ -163,7 +164,8 @@ def format_summary(rows):
         lines.append(f"floor: {why() or 'not measured'}")
         lines.append("")
     # "backend" first: the figures' table reader skips such summaries
-    lines += ["| backend | size | floor | encrypt | × floor | encrypt_many of one | cryptography |",
+    lines += ["| backend | size | floor | encrypt | × floor | encrypt_many of one "
+              "| cryptography |",
               "|---|---:|---:|---:|---:|---:|---:|"]
     for size in sizes:
         floor = got.get((size, LIBRARY, None))

@@ -158,7 +158,8 @@ def test_batch_mixed_around_the_crossover(backend):
     rng = random.Random(0xC0)
     key = rng.randbytes(32)
     ours = ChaCha20Poly1305(key)
-    sizes = [0, 64, 256, 257, 320, 448, 960, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 16384, 70000]
+    sizes = [0, 64, 256, 257, 320, 448, 960, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096,
+             16384, 70000]
     for count in (1, 2, 3, 4, 8, 9, 12, 16, 17, 64):
         nonces = [rng.randbytes(12) for _ in range(count)]
         data = [rng.randbytes(rng.choice(sizes)) for _ in range(count)]
