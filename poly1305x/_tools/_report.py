@@ -21,6 +21,7 @@ SHORT_NAMES = {
     "hpke-seal": "HPKE-style seal of 100 B with a fresh key object",
     "hpke-key-seal": "an HPKE AEAD key object's seal() of 100 B",
     "ssh-packet-seal": "one chacha20-poly1305@openssh.com packet sealed",
+    "floor": "one short encrypt against the floor: a C call with no cryptography",
 }
 
 #: The peers, always in this order (a column each, when measured).
