@@ -22,7 +22,7 @@ from pathlib import Path
 from poly1305x._tools._report import size_text
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = ("README.md", "docs/index.md", "docs/performance.md")
+PAGES = ("README.md", "docs/index.md", "docs/performance.md", "docs/batch.md")
 _BLOCK = re.compile(r"(<!-- figures:(?P<name>[\w-]+) begin -->\n)(?P<body>.*?)"
                     r"(<!-- figures:(?P=name) end -->)", re.S)
 KiB, MiB = 1024, 1 << 20
@@ -47,6 +47,7 @@ SUMMARY = (
      "aead-batch-N64", "encrypt_many", "cryptography", (64, KiB)),
 )
 SHORT = (0, 1, 3, 4)          # the rows docs/index.md quotes
+OPTIONAL = {"cpu-classes"}    # blocks made from a second run (--classes)
 
 
 def _find(rows, op, size, library, variant=None, backend=None):
@@ -130,7 +131,10 @@ def blocks(doc, classes=None):
     """What each named block holds (``classes``: the --cpu-class run's JSON)."""
     env = doc["environment"]
     extra = {"cpu-classes": classes_table(classes["classes"])} if classes else {}
+    from poly1305x._tools import _bench_batch
+    batch = _bench_batch.format_summary(doc["results"]).strip().split("\n")
     return {**extra,
+        "batch": "\n".join(line for line in batch if line.startswith("|")),
         "intro": textwrap.fill(intro(env), 78, break_on_hyphens=False, break_long_words=False),
         "machine": textwrap.fill(f"* **Machine**: {machine(env)}; commit "
                                  f"`{env.get('commit') or '?'}`, run on {env.get('date', '?')[:10]}.",
@@ -144,6 +148,8 @@ def render(text, made):
     """text with every figures block replaced by what ``made`` holds."""
     def sub(m):
         if m["name"] not in made:
+            if m["name"] in OPTIONAL:
+                return m.group(0)            # that run was not given: left as it is
             raise KeyError(f"unknown figures block {m['name']!r}")
         return m.group(1) + made[m["name"]].rstrip("\n") + "\n" + m.group(4)
     return _BLOCK.sub(sub, text)
