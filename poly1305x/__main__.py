@@ -210,8 +210,7 @@ def _main(argv):
                            "cores; --quick a few seconds; each --operation about 10 to 40 s.",
                            78),
                        epilog="operations:\n" + _report.legend(
-                           [{"operation": op} for op in list(_bench.OPERATIONS)
-                            + list(_bench.BATCH_OPERATIONS)], width=100))
+                           [{"operation": op} for op in _bench.BENCH_OPERATIONS], width=100))
     b.add_argument("--quick", action="store_true",
                    help="small sizes and few repeats: a smoke run of a few seconds")
     b.add_argument("--repeats", type=_positive, default=None,
@@ -219,7 +218,7 @@ def _main(argv):
     b.add_argument("--json", metavar="FILE", help="write the results as JSON")
     b.add_argument("--plot", metavar="FILE", help="draw throughput vs size (needs matplotlib)")
     b.add_argument("--operation", action="append", metavar="NAME",
-                   choices=list(_bench.OPERATIONS) + list(_bench.BATCH_OPERATIONS),
+                   choices=list(_bench.BENCH_OPERATIONS),
                    help="measure only this operation (may be repeated; the names are "
                         "listed below)")
     b.add_argument("--cpu-class", action="append", choices=list(_cpu_class.CLASSES),

@@ -185,6 +185,9 @@ cdef uint64_t AEAD_MAX = (<uint64_t>0xFFFFFFFF) * 64
 
 cdef bint aead_run(stream_t* s, const uint8_t* aad, size_t alen, const uint8_t* src,
                    uint8_t* dst, size_t n, bint seal, bint defer) noexcept nogil:
+    if short_fits(n, alen):                # _short.pxi (defer holds: see there)
+        stream_set_ctr(s, 0)
+        return short_run(s.k, s.st, aad, alen, src, dst, n, seal)
     if seal:
         etm_seal(s, True, aad, alen, src, dst, n, dst + n)
         return True
@@ -206,6 +209,21 @@ cdef object aead_call(const kernel_table* k, const uint8_t* key, size_t nonce_le
     cdef size_t alen = 0, n, outlen
     cdef bint ok = True
     cdef bint defer = output is not None
+    if (output is None and PyBytes_CheckExact(nonce) and PyBytes_CheckExact(data)
+            and <size_t>PyBytes_GET_SIZE(nonce) == nonce_len):
+        # bytes that fit the short path: no check below can fail (_short.pxi)
+        n = <size_t>PyBytes_GET_SIZE(data)
+        if associated_data is None:
+            alen = 0
+        elif PyBytes_CheckExact(associated_data):
+            aad = <const uint8_t*>PyBytes_AS_STRING(associated_data)
+            alen = <size_t>PyBytes_GET_SIZE(associated_data)
+        else:
+            alen = SHORT_AAD + 1
+        if seal and short_fits(n, alen) or not seal and n >= 16 and short_fits(n - 16, alen):
+            return short_bytes(k, key, nonce_len, nonce, data, aad, alen, seal)
+        aad = NULL
+        alen = 0
     get_buf(nonce, &nb)
     db.held = ab.held = ob.held = False
     s.k = NULL

@@ -8,8 +8,9 @@
 # same steps, so the latency-bound chain of one block 0 per message becomes
 # throughput across the vector lanes.  They are grouped by block count (a
 # counting sort on the public lengths), so the lanes of a group finish
-# together.  Long messages, and groups too small to fill the lanes, take the
-# one-message path (etm_seal / etm_open).  The HChaCha20 subkeys of XChaCha20
+# together.  Long messages, and groups too small to pay for the lanes
+# (lanes_take: measured), take the one-message path (etm_seal / etm_open,
+# whose short messages take _short.pxi's path).  The HChaCha20 subkeys of XChaCha20
 # messages are made across the lanes too (mb_subkeys), and Poly1305 runs
 # across lanes (kernel_table.poly1305_lanes) over each message's padded MAC input,
 # built in a private buffer: aad, ciphertext and lengths; a group with a long
@@ -122,7 +123,9 @@ cdef enum:
     MB_BLOCKS = 1 + MB_MAX // 64
     MB_GROUP = 16               # messages per chacha20_lanes call
     MB_ROW = 64 * MB_BLOCKS     # one lane's key stream: block 0 and the message's
-    MB_MIN_GROUP = 2            # smaller groups take the one-message path
+    MB_MIN_GROUP = 3            # smaller groups take the one-message path
+    MB_SMALL_BLOCKS = 5         # up to 256 B: any group of MB_MIN_GROUP pays
+    MB_STEP = 8                 # longer: only whole steps of 8 lanes pay
     MB_AAD = 256                # longest aad for the Poly1305 lanes
     MB_MAC = MB_AAD + MB_MAX + 16   # one lane's MAC input: aad, ct, lengths
     MB_MIN_X = 3                # fewer XChaCha20 lanes in a group: HChaCha20
@@ -383,6 +386,19 @@ cdef void mb_group(const kernel_table* k, bmsg_t* m, const size_t* order, size_t
     wipe(ks, used)
 
 
+cdef inline size_t lanes_take(size_t g, uint32_t blocks) noexcept nogil:
+    """How many of the next g messages (g <= MB_GROUP, at most `blocks`
+    blocks each, block 0 included) go through the lanes: 0 means the next one
+    takes the one-message path.  Measured on avx512 and avx2 (64 messages and
+    fewer, 64 B to 1 KiB): up to 256 B three lanes or more beat the loop of
+    one-message calls and two do not; longer messages in 4 or 12 lanes lose
+    to it (down to a third at 1 KiB: the lanes past a whole vector step cost
+    nearly what a full step does), in 8 or 16 they win."""
+    if blocks <= MB_SMALL_BLOCKS:
+        return g if g >= MB_MIN_GROUP else 0
+    return g - g % MB_STEP
+
+
 cdef void batch_run(const kernel_table* k, bmsg_t* m, size_t count, bint seal,
                     size_t* order) noexcept nogil:
     """Seal or open every message of the batch (open: m.ok is set from the
@@ -428,8 +444,10 @@ cdef void batch_run(const kernel_table* k, bmsg_t* m, size_t count, bint seal,
         g = nshort - i
         if g > MB_GROUP:
             g = MB_GROUP
-        if g < MB_MIN_GROUP:
+        g = lanes_take(g, mb_blocks(m[order[i + g - 1]].n))
+        if g == 0:
             one_run(k, &m[order[i]], seal)
+            i += 1
         else:
             mb_group(k, m, order + i, g, seal)
-        i += g
+            i += g

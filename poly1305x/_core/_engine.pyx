@@ -17,6 +17,7 @@ call), in files by concern.  The core, which holds no face's check or message:
                        encrypt/decrypt wrapper of the stream objects
   _aead.pxi            the one encrypt-then-MAC construction (also OpenSSH's)
   _batch.pxi           many RFC 8439 messages through the multi-buffer kernels
+  _short.pxi           one short RFC 8439 message in two kernel calls
 One file per face, with all of its checks and messages:
   _face_mac.pxi        cryptography's Poly1305
   _face_aead.pxi       cryptography's ChaCha20Poly1305, XChaCha20Poly1305
@@ -72,6 +73,7 @@ include "_mac.pxi"
 include "_stream.pxi"
 include "_aead.pxi"
 include "_batch.pxi"
+include "_short.pxi"
 # One file per face: its classes, with all of its checks and messages.
 include "_face_mac.pxi"
 include "_face_aead.pxi"

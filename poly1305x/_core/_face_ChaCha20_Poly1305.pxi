@@ -189,8 +189,11 @@ cdef class ChaCha20Poly1305Cipher:
             leave(&self.state)
 
     def encrypt_and_digest(self, plaintext):
-        """(ciphertext, tag) in one step."""
-        return self.encrypt(plaintext), self.digest()
+        """(ciphertext, tag) in one step (encrypt() then digest(), their
+        checks and messages, as direct C calls)."""
+        cdef object ct = self._run(plaintext, None, OP_ENCRYPT)
+        self._finish(OP_DIGEST, "digest() method cannot be called")
+        return ct, PyBytes_FromStringAndSize(<char*>self.tag, 16)
 
     def decrypt_and_verify(self, ciphertext, received_mac_tag):
         """The plaintext, after the tag checked out; ValueError otherwise (and

@@ -295,6 +295,11 @@ cdef object batch_call(_AEADKey one, object keys, object nonces, object data,
     cdef bmsg_t m_small[SMALL_BATCH]
     cdef buf_t bufs_small[4 * SMALL_BATCH]
     cdef size_t order_small[SMALL_BATCH]
+    if one is not None and seal and output is None:      # one short message (_short.pxi)
+        check_ready(&one.state, one)
+        res = sealed_one(one.k, one.key, one.nonce_len, nonces, data, associated_data)
+        if res is not None:
+            return res
     b.count = 0
     b.cached = False
     b.block = NULL

@@ -1,11 +1,17 @@
 # Included by _engine.pyx: cryptography's Poly1305 face
 # (poly1305x.mac.Poly1305), with all of its checks and messages.
 
-cdef bytes oneshot_tag(object key, object data):
+cdef int oneshot_into(object key, object data, uint8_t* tag) except -1:
+    """The tag of data under key into tag[0:16].  bytes below GIL_THRESHOLD
+    (a 32-byte key: no check can fail) skip the buffer protocol."""
     cdef PyThreadState* ts
     cdef buf_t kb, db
-    cdef uint8_t tag[16]
     cdef const kernel_table* k = active_kernels()
+    if (PyBytes_CheckExact(key) and PyBytes_CheckExact(data) and PyBytes_GET_SIZE(key) == 32
+            and PyBytes_GET_SIZE(data) < GIL_THRESHOLD):
+        mac_oneshot(k, <const uint8_t*>PyBytes_AS_STRING(key),
+                    <const uint8_t*>PyBytes_AS_STRING(data), <size_t>PyBytes_GET_SIZE(data), tag)
+        return 0
     get_fixed(key, &kb, 32, "A poly1305 key is 32 bytes long")
     try:
         get_buf(data, &db)
@@ -17,9 +23,13 @@ cdef bytes oneshot_tag(object key, object data):
             put_buf(&db)
     finally:
         put_buf(&kb)
+    return 0
+
+
+cdef bytes oneshot_tag(object key, object data):
+    cdef uint8_t tag[16]
+    oneshot_into(key, data, tag)
     return PyBytes_FromStringAndSize(<char*>tag, 16)
-
-
 
 
 cdef class Poly1305(_MacBase):
@@ -71,7 +81,7 @@ cdef class Poly1305(_MacBase):
     @staticmethod
     def verify_tag(key, data, tag):
         """Raise InvalidSignature unless ``tag`` is the tag of ``data``."""
-        cdef bytes mine = oneshot_tag(key, data)
-        cdef bint ok = tag_matches(tag, <const uint8_t*>PyBytes_AS_STRING(mine))
-        if not ok:
+        cdef uint8_t mine[16]
+        oneshot_into(key, data, mine)
+        if not tag_matches(tag, mine):
             raise InvalidSignature("Value did not match computed tag.")

@@ -20,14 +20,16 @@ import time
 from contextlib import contextmanager
 
 import poly1305x
-from poly1305x._tools import _report
+from poly1305x._tools import _floor, _report
 # What is benchmarked (re-exported: the command line and benchmarks/ use them
 # through this module); the self-test's backend switch, also benchmarks/'.
 from poly1305x._tools._cases import (  # noqa: F401
     CASES, FIXED_SIZES, HPKE_SIZE, OPERATIONS, PER_BACKEND_OPERATIONS, QUICK_OPERATIONS, SIZES,
     SSH_SIZES, STREAM_PIECE, Case, KiB, MiB, cases, group_name, size_label,
 )
-from poly1305x._tools._cases import BATCH_OPERATIONS, BENCH_OPERATIONS  # noqa: F401
+from poly1305x._tools._cases import (  # noqa: F401
+    BATCH_OPERATIONS, BENCH_OPERATIONS, FLOOR_OPERATIONS,
+)
 from poly1305x._tools._selftest import using_backend  # noqa: F401
 
 # --------------------------------------------------------------------------
@@ -50,6 +52,8 @@ def library_version(library):
 
 
 def available(library):
+    if library == _floor.LIBRARY:           # a C helper built on demand, or None
+        return _floor.load() is not None
     return library_version(library) is not None
 
 
@@ -272,13 +276,15 @@ def format_table(rows, time_label="best time/call", mark=None):
     lines = [f"| operation | size | library | {time_label} | GB/s | poly1305x vs peers |",
              "|---|---:|---|---:|---:|---|"]
     for (_, op, size), group in sorted(keyed.items()):
-        peers = [r for r in group if r["library"] != "poly1305x"]
+        others = [r for r in group if r["library"] != "poly1305x"]
+        peers = [r for r in others if r["library"] != _floor.LIBRARY]   # floor: its own table
         mine = [r for r in group if r["library"] == "poly1305x"]
-        for r in sorted(mine, key=lambda r: r["seconds"]) + sorted(peers, key=lambda r: r["seconds"]):
+        by_time = lambda r: r["seconds"]  # noqa: E731
+        for r in sorted(mine, key=by_time) + sorted(others, key=by_time):
             ratios = ""
             if r["library"] == "poly1305x":
                 ratios = ", ".join(f"{p['seconds'] / r['seconds']:.1f}× {p['library']}"
                                    + (mark(r, p) if mark else "") for p in peers) or "(no peer)"
             lines.append(f"| {op} | {_report.size_text(size)} | {series_label(r)} | "
                          f"{_fmt_time(r['seconds'])} | {size / r['seconds'] / 1e9:.3f} | {ratios} |")
-    return "\n".join(lines) + _report.batch_summary(rows)
+    return "\n".join(lines) + _floor.format_summary(rows) + _report.batch_summary(rows)

@@ -6,6 +6,7 @@ import os
 import re
 from functools import partial
 from poly1305x._tools import _bench_batch as _bb
+from poly1305x._tools import _floor
 
 KiB = 1024
 MiB = 1024 * 1024
@@ -256,6 +257,8 @@ OPERATIONS = {
 # The batch rows (_bench_batch.py): many messages a call, time per message,
 # with their own summary (messages per second and the ratios to the loops).
 BATCH_OPERATIONS = _bb.OPERATIONS
+# The floor of one short call beside encrypt (_floor.py), with its summary.
+FLOOR_OPERATIONS = _floor.OPERATIONS
 
 CASES = [
     Case("poly1305", "poly1305x", _poly_poly1305x),
@@ -291,15 +294,17 @@ CASES = [
     Case("ssh-packet-seal", "poly1305x", _ssh_poly1305x, sizes=SSH_SIZES),
     Case("ssh-packet-seal", "asyncssh", _ssh_asyncssh, sizes=SSH_SIZES),
 ]
+CASES += _floor.cases(Case)
 CASES += _bb.cases(Case)
 
 # Operations whose sizes are their own (not the 64 B .. 1 MiB ladder)
-FIXED_SIZES = ("hpke-seal", "hpke-key-seal", "ssh-packet-seal") + tuple(_bb.OPERATIONS)
+FIXED_SIZES = (("hpke-seal", "hpke-key-seal", "ssh-packet-seal") + tuple(FLOOR_OPERATIONS)
+               + tuple(_bb.OPERATIONS))
 
 # What ``python -m poly1305x bench`` measures with no --operation: every
-# one-call operation, then the batch rows (N = 1, 16, 64, 256 and the Noise
+# one-call operation, the floor rows, then the batch rows (N = 1, 16, 64, 256 and the Noise
 # consumer; about 25 s of a run of a few minutes).
-BENCH_OPERATIONS = tuple(OPERATIONS) + tuple(BATCH_OPERATIONS)
+BENCH_OPERATIONS = tuple(OPERATIONS) + tuple(FLOOR_OPERATIONS) + tuple(BATCH_OPERATIONS)
 
 # The quick default of ``python -m poly1305x``: the two one-shot operations.
 QUICK_OPERATIONS = ("poly1305", "aead", "aead-new")

@@ -21,6 +21,7 @@ SHORT_NAMES = {
     "hpke-seal": "HPKE-style seal of 100 B with a fresh key object",
     "hpke-key-seal": "an HPKE AEAD key object's seal() of 100 B",
     "ssh-packet-seal": "one chacha20-poly1305@openssh.com packet sealed",
+    "floor": "one short encrypt against the floor: a C call with no cryptography",
 }
 
 #: The peers, always in this order (a column each, when measured).
@@ -188,6 +189,15 @@ def verdict(rows, passed, total, width=None):
     return "\n".join(lines)
 
 
+def _rate(seconds):
+    """Messages per second: M (millions), or k below 0.01 M (the long rows)."""
+    if not seconds:
+        return "-"
+    if seconds > 1e-4:
+        return f"{1 / seconds / 1e3:.2f} k"
+    return f"{1 / seconds / 1e6:.2f} M"
+
+
 def batch_summary(rows):
     """Messages per second of each batch row, and encrypt_many's ratio to
     the two loops of the same run ("" when there are no batch rows)."""
@@ -207,7 +217,7 @@ def batch_summary(rows):
         mine = got[(count, size, backend, "batch")]
         ours = got.get((count, size, backend, "poly1305x"))
         peer = got.get((count, size, None, "cryptography"))
-        cells = [f"{1 / t / 1e6:.2f} M" if t else "-" for t in (mine, ours, peer)]
+        cells = [_rate(t) for t in (mine, ours, peer)]
         ratios = [f"{t / mine:.2f}×" if t else "-" for t in (ours, peer)]
         lines.append(f"| {backend} | {size_text(size)} | {count} | " + " | ".join(cells + ratios) + " |")
     return "\n".join(lines)

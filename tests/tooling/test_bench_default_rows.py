@@ -71,4 +71,5 @@ def test_a_table_with_batch_rows_reads_back():
 
 def test_bench_operations_constant():
     assert _bench.BENCH_OPERATIONS[:len(_bench.OPERATIONS)] == tuple(_bench.OPERATIONS)
-    assert set(_bench.BENCH_OPERATIONS) == set(_bench.OPERATIONS) | set(_bench_batch.OPERATIONS)
+    assert set(_bench.BENCH_OPERATIONS) == (set(_bench.OPERATIONS) | set(_bench.FLOOR_OPERATIONS)
+                                            | set(_bench_batch.OPERATIONS))

@@ -46,7 +46,7 @@ def test_bench_quick_writes_json(tmp_path):
     assert "poly1305x" in libraries
     assert libraries & {"cryptography", "pycryptodome", "pynacl"}, libraries
     for r in doc["results"]:
-        assert r["seconds"] > 0 and r["size"] > 0
+        assert r["seconds"] > 0 and r["size"] >= 0      # 0 B: the floor and batch rows
     assert "| poly1305x" in proc.stdout
     assert doc["environment"]["versions"]["poly1305x"] == poly1305x.__version__
 
