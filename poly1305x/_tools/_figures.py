@@ -143,6 +143,23 @@ def blocks(doc, classes=None):
     }
 
 
+TABLE = "docs/_static/benchmark-table.md"     # the performance page's full table
+
+
+def table_text(doc):
+    """The full table of the run (_bench.format_table) under two lines that
+    name the machine, the commit and the versions, as the page includes it."""
+    from poly1305x._tools import _bench
+    env, v = doc["environment"], doc["environment"].get("versions", {})
+    peers = ", ".join(f"{lib} {v[lib]}" for lib in ("cryptography", "pycryptodome", "pynacl")
+                      if v.get(lib))
+    return (f"{machine(env)}, {env.get('date', '?')}\n"
+            f"poly1305x {v.get('poly1305x', '?')} (commit `{env.get('commit') or '?'}`), "
+            f"{peers}\n\nBest of {doc.get('repeats', '?')} batches, time per call. "
+            "\"2.5× cryptography\": poly1305x does the call 2.5 times as fast as cryptography "
+            "(below 1: slower).\n\n" + _bench.format_table(doc["results"]) + "\n")
+
+
 def render(text, made):
     """text with every figures block replaced by what ``made`` holds."""
     def sub(m):
@@ -170,6 +187,13 @@ def main(argv=None):
     with open(args.json) as f:
         made = blocks(json.load(f), classes)
     stale = []
+    table = ROOT / TABLE
+    with open(args.json) as f:
+        want = table_text(json.load(f))
+    if not table.exists() or table.read_text(encoding="utf-8") != want:
+        stale.append(TABLE)
+        if not args.check:
+            table.write_text(want, encoding="utf-8")
     for page in PAGES:
         path = ROOT / page
         old = path.read_text(encoding="utf-8")
@@ -182,7 +206,7 @@ def main(argv=None):
         print(f"stale figures in {', '.join(stale)}: run python -m poly1305x._tools._figures "
               f"{args.json}", file=sys.stderr)
         return 1
-    print(f"{'checked' if args.check else 'wrote'} {len(PAGES)} pages"
+    print(f"{'checked' if args.check else 'wrote'} {len(PAGES)} pages and the table"
           + (f" ({', '.join(stale)} changed)" if stale and not args.check else ""))
     return 0
 

@@ -33,6 +33,11 @@ def test_page_quotes_the_committed_run(page):
         "docs/_static/cpu-classes.json")
 
 
+def test_the_full_table_is_the_committed_run():
+    text = (ROOT / _figures.TABLE).read_text(encoding="utf-8")
+    assert text == _figures.table_text(_doc()), f"{_figures.TABLE} differs from {RUN.name}"
+
+
 def test_the_machine_is_named_one_way():
     """The pages that quote runs name no other CPU generation than the run's."""
     gen = _doc()["environment"].get("cpu_generation")
