@@ -19,7 +19,7 @@ import sys
 import textwrap
 
 import poly1305x
-from poly1305x._tools import _bench, _cpu_class, _report, _selftest
+from poly1305x._tools import _bench, _cpu_class, _plot, _report, _selftest
 from poly1305x._peers import install_hint
 
 NOISY = _report.NOISY
@@ -125,7 +125,7 @@ def _bench_and_report(todo, repeats, min_time, json_path=None, plot_path=None,
         print(f"\nwrote {json_path}")
     if plot_path:
         try:
-            written = _bench.plot(rows, plot_path, env)
+            written = _plot.plot(rows, plot_path, env)
         except RuntimeError as exc:
             print(f"\nno plot: {exc}", file=sys.stderr)
             return 1

@@ -19,7 +19,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from poly1305x._tools._report import size_text
+from poly1305x._tools._report import batch_summary, size_text
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ("README.md", "docs/index.md", "docs/performance.md", "docs/batch.md")
@@ -131,8 +131,7 @@ def blocks(doc, classes=None):
     """What each named block holds (``classes``: the --cpu-class run's JSON)."""
     env = doc["environment"]
     extra = {"cpu-classes": classes_table(classes["classes"])} if classes else {}
-    from poly1305x._tools import _bench_batch
-    batch = _bench_batch.format_summary(doc["results"]).strip().split("\n")
+    batch = batch_summary(doc["results"]).strip().split("\n")
     return {**extra,
         "batch": "\n".join(line for line in batch if line.startswith("|")),
         "intro": textwrap.fill(intro(env), 78, break_on_hyphens=False, break_long_words=False),
