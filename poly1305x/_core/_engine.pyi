@@ -113,6 +113,9 @@ class ChaCha20Poly1305(_AEADKey):
 class XChaCha20Poly1305(_AEADKey):
     def __init__(self, key: Buffer) -> None: ...
 
+# ChaCha20Poly1305 with cryptography's 2**31 - 1 byte limits (install("cryptography"))
+class ChaCha20Poly1305Cryptography(ChaCha20Poly1305): ...
+
 _Key = Union[Buffer, _AEADKey]
 
 def encrypt_many(keys: Sequence[_Key], nonces: Sequence[Buffer], data: Sequence[Buffer],

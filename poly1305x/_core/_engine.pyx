@@ -20,6 +20,7 @@ call), in files by concern.  The core, which holds no face's check or message:
 One file per face, with all of its checks and messages:
   _face_mac.pxi        cryptography's Poly1305
   _face_aead.pxi       cryptography's ChaCha20Poly1305, XChaCha20Poly1305
+  _face_aead_cg.pxi    the ChaCha20Poly1305 that install("cryptography") serves
   _face_batch.pxi      their encrypt_many/decrypt_many (and the multi-key form)
   _face_ChaCha20.pxi   pycryptodome's ChaCha20 (and HChaCha20)
   _face_ChaCha20_Poly1305.pxi
@@ -74,6 +75,7 @@ include "_batch.pxi"
 # One file per face: its classes, with all of its checks and messages.
 include "_face_mac.pxi"
 include "_face_aead.pxi"
+include "_face_aead_cg.pxi"
 include "_face_batch.pxi"
 include "_face_ChaCha20.pxi"
 include "_face_ChaCha20_Poly1305.pxi"
