@@ -8,14 +8,17 @@ $POLY1305X_PEER says which integration:
 * ``rfc9420``: every ``DefaultCryptoProvider(suite)`` the suite creates is a
   ``poly1305x.mls.CryptoProvider`` wrapping rfc9420's own provider;
 * ``cryptography``: ``poly1305x.install("cryptography")``, the calls of the
-  classes it serves counted by method.
+  classes it serves counted by method;
+* ``aioquic``: ``poly1305x.quic.use_with_aioquic()``, the packets poly1305x
+  protects (quic_seal), opens (quic_open) and whose headers it masks (quic_hp).
 """
 import json
 import os
 
-from poly1305x import hpke, mls
+from poly1305x import hpke, mls, quic
 
-COUNTS = {"aead_objects": 0, "mls_seal": 0, "mls_open": 0, "mls_hpke": 0}
+COUNTS = {"aead_objects": 0, "mls_seal": 0, "mls_open": 0, "mls_hpke": 0,
+          "quic_seal": 0, "quic_open": 0, "quic_hp": 0}
 SERVED_METHODS = {"ChaCha20Poly1305": ("__init__", "encrypt", "decrypt", "encrypt_into",
                                        "decrypt_into"),
                   "Poly1305": ("__init__", "update", "finalize", "verify", "generate_tag",
@@ -49,6 +52,32 @@ def _counted(counter, fn):
     return wrapper
 
 
+def count_quic(counts):
+    """Count, in ``counts``, the packets that poly1305x.quic's objects
+    protect, open and mask (the switch builds them from these names)."""
+    from poly1305x import quic as q
+
+    class CountingAEAD(q.QuicChaCha20AEAD):
+        def encrypt(self, data, associated_data, packet_number):
+            counts["quic_seal"] += 1
+            return super().encrypt(data, associated_data, packet_number)
+
+        def decrypt(self, data, associated_data, packet_number):
+            counts["quic_open"] += 1
+            return super().decrypt(data, associated_data, packet_number)
+
+    class CountingHP(q.QuicChaCha20HeaderProtection):
+        def apply(self, plain_header, protected_payload):
+            counts["quic_hp"] += 1
+            return super().apply(plain_header, protected_payload)
+
+        def remove(self, packet, pn_offset):
+            counts["quic_hp"] += 1
+            return super().remove(packet, pn_offset)
+
+    q.QuicChaCha20AEAD, q.QuicChaCha20HeaderProtection = CountingAEAD, CountingHP
+
+
 def pytest_configure(config):
     peer = os.environ["POLY1305X_PEER"]
     if peer == "rfc9180":
@@ -74,6 +103,9 @@ def pytest_configure(config):
         import poly1305x
         assert "cryptography" in str(poly1305x.install("cryptography"))
         count_served(COUNTS)
+    elif peer == "aioquic":
+        count_quic(COUNTS)
+        quic.use_with_aioquic()
     else:
         raise ValueError(f"POLY1305X_PEER: unknown peer {peer!r}")
 
