@@ -163,7 +163,7 @@ def _main(argv):
     b.add_argument("--json", metavar="FILE", help="write the results as JSON")
     b.add_argument("--plot", metavar="FILE", help="draw throughput vs size (needs matplotlib)")
     b.add_argument("--operation", action="append",
-                   choices=list(_bench.OPERATIONS) + list(_bench.BATCH_OPERATIONS),
+                   choices=list(_bench.BENCH_OPERATIONS),
                    help="measure only this operation (may be repeated)")
     args = parser.parse_args(argv)
     if args.command == "bench":
