@@ -77,6 +77,9 @@ _MODULES = {
 _switch = Switch()
 _cg_switch = Switch()
 _lock = _switch.lock
+# While install("cryptography") waits for a module of cryptography's that is
+# not imported yet: the finder on sys.meta_path that serves it on arrival.
+_cg_waiting: Optional[_cg.AfterImport] = None
 # The module names served, in install order (while _switch is engaged).
 _names: list[str] = []
 
@@ -85,7 +88,35 @@ def installed() -> tuple[str, ...]:
     """The names that poly1305x serves now: pycryptodome's modules, then
     cryptography's classes (empty when not installed)."""
     with _lock:
-        return tuple(_names) + (_cg.NAMES if _cg_switch.engaged() else ())
+        return tuple(_names) + (_cg.NAMES if _cg_on() else ())
+
+
+def _cg_on() -> bool:
+    return _cg_switch.engaged() or _cg_waiting is not None
+
+
+def _cg_arrived(module: ModuleType) -> None:
+    """One of cryptography's modules was imported while install("cryptography")
+    waited for it: serve its name now (unless uninstall() came first)."""
+    global _cg_waiting
+    with _lock:
+        waiting = _cg_waiting
+        if waiting is None or module.__name__ not in waiting.names:
+            return
+        _cg_switch.swap([_cg.binding(module)])
+        waiting.names.discard(module.__name__)
+        if not waiting.names:
+            _cg_stop_waiting()
+
+
+def _cg_stop_waiting() -> None:
+    global _cg_waiting
+    if _cg_waiting is not None:
+        try:
+            sys.meta_path.remove(_cg_waiting)
+        except ValueError:
+            pass
+        _cg_waiting = None
 
 
 def _peers(peers: tuple[str, ...]) -> tuple[str, ...]:
@@ -143,7 +174,7 @@ def install(*peers: str) -> tuple[str, ...]:
             try:
                 if peer == "pycryptodome" and not _switch.engaged():
                     pyc = _load_pycryptodome()
-                elif peer == "cryptography" and not _cg_switch.engaged():
+                elif peer == "cryptography" and not _cg_on():
                     cg = _cg.load()
             except ImportError as exc:
                 reasons.append(exc)
@@ -158,12 +189,22 @@ def install(*peers: str) -> tuple[str, ...]:
         if cg is not None:
             try:
                 _cg_switch.swap(_cg.bindings(cg))
+                missing = [name for name, mod in zip(_cg.MODULES, cg) if mod is None]
+                if missing:
+                    _cg_wait(missing)
             except BaseException:
+                _cg_switch.restore()
                 if pyc is not None:
                     _switch.restore()
                     _names.clear()
                 raise
         return installed()
+
+
+def _cg_wait(missing: list[str]) -> None:
+    global _cg_waiting
+    _cg_waiting = _cg.AfterImport(missing, _cg_arrived)
+    sys.meta_path.insert(0, _cg_waiting)
 
 
 def _load_pycryptodome() -> tuple[Dict[str, Dict[str, ModuleType]], Dict[str, ModuleType]]:
@@ -207,6 +248,7 @@ def uninstall(*peers: str) -> None:
     wanted = _peers(peers) if peers else PEERS
     with _lock:
         if "cryptography" in wanted:
+            _cg_stop_waiting()
             _cg_switch.restore()
         if "pycryptodome" in wanted:
             _switch.restore()

@@ -270,3 +270,34 @@ def test_without_cryptography():
     """, "cryptography")
     assert out == ["()", "ImportError", "6"]
     assert "POLY1305X_INSTALL is set, but poly1305x.install('cryptography') stands in" in err
+
+
+def test_modules_not_imported_yet_are_served_when_they_are():
+    """install("cryptography") does not import cryptography's AEAD or Poly1305
+    module (a client that imports them lazily keeps doing so): each name is
+    served as the module arrives, and uninstall() before that cancels it."""
+    out, err = _run("""
+        import sys
+        import poly1305x
+        aead = "cryptography.hazmat.primitives.ciphers.aead"
+        print(aead in sys.modules, len(poly1305x.installed()))
+        from cryptography.hazmat.primitives.poly1305 import Poly1305
+        print(aead in sys.modules, Poly1305.__module__)
+        from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+        print(ChaCha20Poly1305.__module__, ChaCha20Poly1305(bytes(32)).encrypt(bytes(12), b"", None).hex())
+        print(any(type(f).__name__ == "AfterImport" for f in sys.meta_path))
+        poly1305x.uninstall()
+        import cryptography.hazmat.primitives.ciphers.aead as mod
+        print(mod.ChaCha20Poly1305.__module__, poly1305x.installed())
+    """, "cryptography")
+    tag = CG_AEAD(bytes(32)).encrypt(bytes(12), b"", None).hex()
+    assert out == ["False", "2", "False", SERVED, SERVED, tag, "False", THEIRS, "()"], out
+    out, err = _run("""
+        import sys
+        import poly1305x
+        poly1305x.uninstall()
+        print(any(type(f).__name__ == "AfterImport" for f in sys.meta_path))
+        from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+        print(ChaCha20Poly1305.__module__)
+    """, "cryptography")
+    assert out == ["False", THEIRS]
