@@ -168,7 +168,7 @@ def install(*peers: str) -> tuple[str, ...]:
     wanted = _peers(peers)
     with _lock:
         pyc: Optional[tuple[Dict[str, Dict[str, ModuleType]], Dict[str, ModuleType]]] = None
-        cg: Optional[list[ModuleType]] = None
+        cg: Optional[list[Optional[ModuleType]]] = None
         reasons = []
         for peer in wanted:
             try:

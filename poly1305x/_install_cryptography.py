@@ -11,7 +11,6 @@ pickled or copied.  Being heap classes, they also take an attribute set on
 them, which lets a test harness count the calls that reach them in code that
 bound the class long before.
 """
-import importlib.abc
 import sys
 from types import ModuleType
 from typing import Any, Callable, Iterable, Iterator, NoReturn, Optional
@@ -98,13 +97,14 @@ def binding(module: ModuleType) -> Binding:
     return module, name, _SERVED[name]
 
 
-class AfterImport(importlib.abc.MetaPathFinder):
+class AfterImport:
     """On ``sys.meta_path`` while install("cryptography") waits for one of
     cryptography's modules that nothing imported yet: the module is found
     and run as usual, then ``then(module)`` is called, before the importer
     sees it.  (install() does not import cryptography's AEAD module itself:
     a program that never uses it does not pay for it, and a client that
-    imports it lazily keeps doing so.)"""
+    imports it lazily keeps doing so.)  A finder and a loader by protocol:
+    importlib.abc would import importlib.resources at start-up."""
 
     def __init__(self, names: Iterable[str], then: Callable[[ModuleType], None]) -> None:
         self.names, self.then = set(names), then
@@ -121,11 +121,11 @@ class AfterImport(importlib.abc.MetaPathFinder):
         else:
             return None
         if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-            spec.loader = _ThenLoader(spec.loader, self.then)
+            spec.loader = _ThenLoader(spec.loader, self.then)  # type: ignore[assignment]
         return spec
 
 
-class _ThenLoader(importlib.abc.Loader):
+class _ThenLoader:
     def __init__(self, loader: Any, then: Callable[[ModuleType], None]) -> None:
         self.loader, self.then = loader, then
 
