@@ -39,7 +39,7 @@ from poly1305x._tools._selftest import using_backend  # noqa: F401
 LIBRARIES = ("poly1305x", "cryptography", "pycryptodome", "pynacl")
 _PROBE = {"poly1305x": "poly1305x", "cryptography": "cryptography",
           "pycryptodome": "Crypto", "pynacl": "nacl", "pyhpke": "pyhpke",
-          "asyncssh": "asyncssh", "noiseprotocol": "noise"}
+          "asyncssh": "asyncssh", "noiseprotocol": "noise", "aioquic": "aioquic"}
 
 
 def library_version(library):

@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-from poly1305x._tools import _bench, _bench_batch, _plot
+from poly1305x._tools import _bench, _bench_batch, _bench_clients, _plot
 
 main_mod = importlib.import_module("poly1305x.__main__")
 
@@ -72,4 +72,5 @@ def test_a_table_with_batch_rows_reads_back():
 def test_bench_operations_constant():
     assert _bench.BENCH_OPERATIONS[:len(_bench.OPERATIONS)] == tuple(_bench.OPERATIONS)
     assert set(_bench.BENCH_OPERATIONS) == (set(_bench.OPERATIONS) | set(_bench.FLOOR_OPERATIONS)
-                                            | set(_bench_batch.OPERATIONS))
+                                            | set(_bench_batch.OPERATIONS)
+                                            | set(_bench_clients.OPERATIONS))
