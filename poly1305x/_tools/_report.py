@@ -22,6 +22,9 @@ SHORT_NAMES = {
     "hpke-key-seal": "an HPKE AEAD key object's seal() of 100 B",
     "ssh-packet-seal": "one chacha20-poly1305@openssh.com packet sealed",
     "floor": "one short encrypt against the floor: a C call with no cryptography",
+    "hap-frame": "a HAP frame through cryptography's class, install('cryptography') on/off",
+    "esphome-frame": "an ESPHome Noise frame through cryptography's class, installed or not",
+    "aioquic-packet": "an aioquic 1,200-byte packet protected, use_with_aioquic() on/off",
 }
 
 #: The peers, always in this order (a column each, when measured).
