@@ -132,7 +132,10 @@ def blocks(doc, classes=None):
     env = doc["environment"]
     extra = {"cpu-classes": classes_table(classes["classes"])} if classes else {}
     batch = batch_summary(doc["results"]).strip().split("\n")
+    from poly1305x._tools import _floor
+    floor = _floor.format_summary(doc["results"]).strip().split("\n")
     return {**extra,
+        "floor": "\n".join(line for line in floor if line.startswith("|")),
         "batch": "\n".join(line for line in batch if line.startswith("|")),
         "intro": textwrap.fill(intro(env), 78, break_on_hyphens=False, break_long_words=False),
         "machine": textwrap.fill(f"* **Machine**: {machine(env)}; commit "
@@ -149,7 +152,7 @@ TABLE = "docs/_static/benchmark-table.md"     # the performance page's full tabl
 def table_text(doc):
     """The full table of the run (_bench.format_table) under two lines that
     name the machine, the commit and the versions, as the page includes it."""
-    from poly1305x._tools import _bench
+    from poly1305x._tools import _bench     # the one-call operations (a figure each)
     env, v = doc["environment"], doc["environment"].get("versions", {})
     peers = ", ".join(f"{lib} {v[lib]}" for lib in ("cryptography", "pycryptodome", "pynacl")
                       if v.get(lib))
@@ -157,7 +160,9 @@ def table_text(doc):
             f"poly1305x {v.get('poly1305x', '?')} (commit `{env.get('commit') or '?'}`), "
             f"{peers}\n\nBest of {doc.get('repeats', '?')} batches, time per call. "
             "\"2.5× cryptography\": poly1305x does the call 2.5 times as fast as cryptography "
-            "(below 1: slower).\n\n" + _bench.format_table(doc["results"]) + "\n")
+            "(below 1: slower).\n\n"
+            + _bench.format_table([r for r in doc["results"] if r["operation"] in _bench.OPERATIONS])
+            + "\n")
 
 
 def render(text, made):

@@ -10,8 +10,9 @@ import re
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PKG = ROOT / "poly1305x"
 ARCH = ROOT / "docs" / "architecture.md"
-# A private module or source file: _name.pyx, .pxi, .pxd, .pyi, .h or .py
-NAME = re.compile(r"(?<![A-Za-z0-9_])_[A-Za-z0-9_]+\.(?:pxi|pyx|pxd|pyi|h|py)(?![A-Za-z0-9_])")
+# A private module or source file: _name.pyx, .pxi, .pxd, .pyi, .h or .py (not a
+# dunder one: __init__.py, or a peer's __about__.py, names no file of ours)
+NAME = re.compile(r"(?<![A-Za-z0-9_])_(?!_)[A-Za-z0-9_]+\.(?:pxi|pyx|pxd|pyi|h|py)(?![A-Za-z0-9_])")
 SOURCE = {".py", ".pyx", ".pxi", ".pxd", ".pyi", ".h", ".sh"}
 SKIP = {".git", ".venv", ".nox", "build", "dist", "wheelhouse", "__pycache__", "corpus", "_build"}
 
