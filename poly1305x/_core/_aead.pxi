@@ -193,9 +193,11 @@ cdef bint aead_run(stream_t* s, const uint8_t* aad, size_t alen, const uint8_t* 
 
 
 cdef object aead_call(const kernel_table* k, const uint8_t* key, size_t nonce_len, nonce,
-                      data, associated_data, output, bint seal):
+                      data, associated_data, output, bint seal, fail_t* fail):
     """seal: data -> ct || tag; open: ct || tag -> data or InvalidTag.  Into a
-    new bytes object, or into ``output`` (then the length is returned)."""
+    new bytes object, or into ``output`` (then the length is returned).  None
+    when a check failed: fail says which (FAIL_TOO_LONG, FAIL_NONCE_LEN,
+    FAIL_NOT_WRITABLE, FAIL_OUT_LEN), and the face words it."""
     cdef PyThreadState* ts
     cdef buf_t nb, db, ab, ob
     cdef stream_t s
@@ -232,10 +234,12 @@ cdef object aead_call(const kernel_table* k, const uint8_t* key, size_t nonce_le
             aad = ab.ptr
             alen = ab.len
         if seal and db.len > AEAD_MAX:
-            raise OverflowError("Data too long for one ChaCha20-Poly1305 message "
-                                "(at most 2**38 - 64 bytes)")
+            fail.code = FAIL_TOO_LONG
+            return None
         if nb.len != nonce_len:
-            raise ValueError("Nonce must be %d bytes" % nonce_len)
+            fail.code = FAIL_NONCE_LEN
+            fail.n = nonce_len
+            return None
         if seal:
             n = db.len
             outlen = n + 16
@@ -248,8 +252,10 @@ cdef object aead_call(const kernel_table* k, const uint8_t* key, size_t nonce_le
         if output is None:
             result = new_bytes(outlen, &dst)
         else:
-            writable_output(output, &ob, outlen, "Buffer is not writable.",
-                            "buffer must be %d bytes")
+            fail.code = writable_output(output, &ob, outlen)
+            if fail.code:
+                fail.n = outlen
+                return None
             dst = <uint8_t*>ob.ptr
             result = outlen
         src = db.ptr

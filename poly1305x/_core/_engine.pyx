@@ -10,8 +10,11 @@ poly1305x.openssh._ssh frames OpenSSH's cipher over the same AEAD core.
 
 One module (a face's classes are cdef classes, and a cdef class's methods
 live in its class body: one extension module keeps every call a direct C
-call), in files by concern.  The core, which holds no face's check or message:
-  _buffers.pxi         borrowing buffers; the objects' life-cycle/busy word
+call), in files by concern.  The core raises only InvalidTag and the shared
+buffer and life-cycle errors of _buffers.pxi; a check it makes for a face is
+returned as a FAIL_ code (_buffers.pxi), which the face words:
+  _buffers.pxi         borrowing buffers; the objects' life-cycle/busy word;
+                       the FAIL_ codes
   _mac.pxi             the Poly1305 streaming state; the MAC objects' base
   _stream.pxi          the ChaCha20 key stream (nonce, seek, threads) and the
                        encrypt/decrypt wrapper of the stream objects
@@ -67,14 +70,15 @@ cdef extern from "Python.h":
 # wrote while it is still in L1/L2.
 cdef size_t SLICE = 16384
 
-# The core: no face's class, check or message.
+# The core: no face's class or message (it returns FAIL_ codes; the faces word them).
 include "_buffers.pxi"
 include "_mac.pxi"
 include "_stream.pxi"
 include "_aead.pxi"
 include "_batch.pxi"
 include "_short.pxi"
-# One file per face: its classes, with all of its checks and messages.
+# One file per face: its classes, with all of its checks and messages (the words of
+# the cores' FAIL_ codes too).
 include "_face_mac.pxi"
 include "_face_aead.pxi"
 include "_batch_nonces.pxi"

@@ -3,13 +3,36 @@
 # that build an AEAD per message, with all of their checks and messages.
 
 
+
+cdef int aead_failed(const fail_t* f) except -1:
+    """cryptography's words for what aead_call refused."""
+    if f.code == FAIL_TOO_LONG:
+        raise OverflowError("Data too long for one ChaCha20-Poly1305 message "
+                            "(at most 2**38 - 64 bytes)")
+    if f.code == FAIL_NONCE_LEN:
+        raise ValueError("Nonce must be %d bytes" % f.n)
+    if f.code == FAIL_NOT_WRITABLE:
+        raise TypeError("Buffer is not writable.")
+    raise ValueError("buffer must be %d bytes" % f.n)
+
+
+cdef inline object aead_face(const kernel_table* k, const uint8_t* key, size_t nonce_len,
+                             nonce, data, associated_data, output, bint seal):
+    """aead_call, its refusals in cryptography's words."""
+    cdef fail_t f
+    cdef object r = aead_call(k, key, nonce_len, nonce, data, associated_data, output,
+                              seal, &f)
+    if r is None:
+        aead_failed(&f)
+    return r
+
 def chacha20poly1305_seal(key, nonce, aad, pt):
     """ct || tag for RFC 8439 ChaCha20-Poly1305 (12-byte nonce), in one call and
     with no object kept: for protocols that build an AEAD per message (HPKE)."""
     cdef buf_t kb
     get_fixed(key, &kb, 32, "ChaCha20Poly1305 key must be 32 bytes.")
     try:
-        return aead_call(active_kernels(), kb.ptr, 12, nonce, pt, aad, None, True)
+        return aead_face(active_kernels(), kb.ptr, 12, nonce, pt, aad, None, True)
     finally:
         put_buf(&kb)
 
@@ -19,7 +42,7 @@ def chacha20poly1305_open(key, nonce, aad, ct):
     cdef buf_t kb
     get_fixed(key, &kb, 32, "ChaCha20Poly1305 key must be 32 bytes.")
     try:
-        return aead_call(active_kernels(), kb.ptr, 12, nonce, ct, aad, None, False)
+        return aead_face(active_kernels(), kb.ptr, 12, nonce, ct, aad, None, False)
     finally:
         put_buf(&kb)
 
@@ -70,20 +93,20 @@ cdef class _AEADKey:
     def encrypt(self, nonce, data, associated_data):
         """ciphertext || 16-byte tag.  ``associated_data`` may be None."""
         check_ready(&self.state, self)
-        return aead_call(self.k, self.key, self.nonce_len, nonce, data, associated_data,
+        return aead_face(self.k, self.key, self.nonce_len, nonce, data, associated_data,
                          None, True)
 
     def decrypt(self, nonce, data, associated_data):
         """The plaintext, or InvalidTag (and nothing else) when the tag fails."""
         check_ready(&self.state, self)
-        return aead_call(self.k, self.key, self.nonce_len, nonce, data, associated_data,
+        return aead_face(self.k, self.key, self.nonce_len, nonce, data, associated_data,
                          None, False)
 
     def encrypt_into(self, nonce, data, associated_data, buf):
         """Write ciphertext || tag into ``buf`` (len(data) + 16 bytes); returns
         the number of bytes written."""
         check_ready(&self.state, self)
-        return aead_call(self.k, self.key, self.nonce_len, nonce, data, associated_data,
+        return aead_face(self.k, self.key, self.nonce_len, nonce, data, associated_data,
                          buf, True)
 
     def decrypt_into(self, nonce, data, associated_data, buf):
@@ -91,7 +114,7 @@ cdef class _AEADKey:
         number of bytes written.  ``buf`` receives plaintext only once the tag
         has checked out; on InvalidTag it holds zeros."""
         check_ready(&self.state, self)
-        return aead_call(self.k, self.key, self.nonce_len, nonce, data, associated_data,
+        return aead_face(self.k, self.key, self.nonce_len, nonce, data, associated_data,
                          buf, False)
 
     # Many messages in one call (_face_batch.pxi; docs/batch.md)

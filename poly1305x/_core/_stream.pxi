@@ -134,11 +134,13 @@ cdef void stream_seek(stream_t* s, uint64_t block, uint32_t offset) noexcept nog
         s.ks_off = offset
 
 
-cdef int seek_call(stream_t* s, object position, str name) except -1:
+cdef int seek_call(stream_t* s, object position) except -1:
     """The one seek: to absolute byte ``position`` of the key stream.  The
     position is converted with operator.index and split in C, so an int
-    subclass cannot steer the block/offset arithmetic.  pycryptodome's errors:
-    TypeError for a non-integer, OverflowError below 0, ValueError past the end."""
+    subclass cannot steer the block/offset arithmetic.  A non-integer is
+    pycryptodome's TypeError (Python's own); below 0 or past the end, the
+    stream stays and FAIL_NEGATIVE / FAIL_PAST_END is returned for the face
+    to word."""
     cdef object pos
     cdef uint64_t block
     try:
@@ -147,9 +149,9 @@ cdef int seek_call(stream_t* s, object position, str name) except -1:
         divmod(position, 64)[0] & 0xFFFFFFFF      # pycryptodome's own TypeError ...
         raise                                     # ... or operator.index's
     if pos < 0:
-        raise OverflowError("can't convert negative number to unsigned")
+        return FAIL_NEGATIVE
     if (pos >> 6) > s.last:
-        raise ValueError("Error 11 while seeking with %s" % name)
+        return FAIL_PAST_END
     block = <uint64_t>(pos >> 6)
     stream_seek(s, block, <uint32_t>(pos & 63))
     return 0
@@ -176,10 +178,13 @@ cdef void stream_run(stream_t* s, mac_t* c, const uint8_t* src, uint8_t* dst, si
 
 
 cdef object stream_call(stream_t* s, mac_t* c, object data, object output, int how,
-                        str name, size_t threads, size_t min_bytes, uint64_t* counted):
+                        size_t threads, size_t min_bytes, uint64_t* counted, fail_t* fail):
     """Run data through the stream; returns the new bytes, or None with output.
     With ``threads`` > 1, an input of 2 * ``min_bytes`` or more is split across
-    threads; ``counted`` (if not NULL) grows by the number of bytes processed."""
+    threads; ``counted`` (if not NULL) grows by the number of bytes processed.
+    fail.code is FAIL_NONE, or what was refused before any byte was written
+    (FAIL_TOO_LONG: the key stream is exhausted; FAIL_NOT_WRITABLE,
+    FAIL_OUT_LEN with fail.n: the input's length), for the face to word."""
     cdef PyThreadState* ts
     cdef buf_t ib, ob
     cdef uint8_t* dst
@@ -188,17 +193,21 @@ cdef object stream_call(stream_t* s, mac_t* c, object data, object output, int h
     cdef const uint8_t* src
     cdef size_t n
     ob.held = False
+    fail.code = FAIL_NONE
     get_buf(data, &ib)
     try:
         n = ib.len
         # before allocating the output: 2^38 bytes is this error, not MemoryError
         if not stream_can(s, n):
-            raise MessageTooLongError("The key stream of %s is exhausted for this nonce" % name)
+            fail.code = FAIL_TOO_LONG
+            return None
         if output is None:
             result = new_bytes(n, &dst)
         else:
-            writable_output(output, &ob, n, "output must be a bytearray or a writeable memoryview",
-                            "output must have the same length as the input  (%d bytes)")
+            fail.code = writable_output(output, &ob, n)
+            if fail.code:
+                fail.n = n
+                return None
             dst = <uint8_t*>ob.ptr
         src = ib.ptr
         if overlaps(src, dst, n):
