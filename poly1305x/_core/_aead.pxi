@@ -113,7 +113,7 @@ cdef void etm_seal(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
         memset(tmp, 0, 64)
         memcpy(tmp + 64, pt, n)
         stream_set_ctr(s, 0)
-        s.k.chacha20_xor(s.st, tmp, tmp, 1 + ((n + 63) >> 6))
+        s.k.chacha20_xor(s.st, tmp, tmp, ks_blocks(n))
         etm_begin(&c, s.k, tmp, aad, alen, rfc)   # before ct is written: aad may share its buffer
         etm_mac(&c, pre, prelen, tmp + 64, n, True)
         memcpy(ct, tmp + 64, n)
@@ -140,22 +140,18 @@ cdef bint etm_open(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
     cdef uint8_t mine[16]
     cdef const uint8_t* pre = NULL
     cdef size_t prelen = 0
-    cdef size_t i
     cdef bint ok
     if not rfc:
         pre, prelen = aad, alen
     memcpy(want, tag, 16)
     if n <= SHORT_AEAD:
         stream_set_ctr(s, 0)
-        s.k.chacha20_xor(s.st, NULL, ks, 1 + ((n + 63) >> 6))
+        s.k.chacha20_xor(s.st, NULL, ks, ks_blocks(n))
         etm_begin(&c, s.k, ks, aad, alen, rfc)
         memcpy(cpy + ROOM, ct, n)
         etm_mac(&c, pre, prelen, cpy + ROOM, n, True)
         etm_end(&c, rfc, alen, n, mine)
-        ok = tags_equal(mine, want, 16)
-        if ok:
-            for i in range(n):
-                pt[i] = cpy[ROOM + i] ^ ks[64 + i]
+        ok = tag_verdict(mine, want, pt, cpy + ROOM, ks + 64, n)
         wipe(ks, 64 + n)
     else:
         stream_block0(s, ks)
@@ -163,11 +159,9 @@ cdef bint etm_open(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
         wipe(ks, 64)
         etm_crypt(s, &c, ct, pt, n, False, defer, pre, prelen)
         etm_end(&c, rfc, alen, n, mine)
-        ok = tags_equal(mine, want, 16)
+        ok = tag_verdict(mine, want, pt, NULL, NULL, n)
         if ok and defer:
             stream_xor(s, pt, pt, n)
-    if not ok:
-        wipe(pt, n)
     mac_wipe(&c)
     return ok
 

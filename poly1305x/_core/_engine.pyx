@@ -18,6 +18,7 @@ returned as a FAIL_ code (_buffers.pxi), which the face words:
   _mac.pxi             the Poly1305 streaming state; the MAC objects' base
   _stream.pxi          the ChaCha20 key stream (nonce, seek, threads) and the
                        encrypt/decrypt wrapper of the stream objects
+  _bytes.pxi           the AEAD cores' byte steps, block count, bad-tag rule
   _aead.pxi            the one encrypt-then-MAC construction (also OpenSSH's)
   _batch.pxi           many RFC 8439 messages through the multi-buffer kernels
   _short.pxi           one short RFC 8439 message in two kernel calls
@@ -74,6 +75,7 @@ cdef size_t SLICE = 16384
 include "_buffers.pxi"
 include "_mac.pxi"
 include "_stream.pxi"
+include "_bytes.pxi"
 include "_aead.pxi"
 include "_batch.pxi"
 include "_short.pxi"

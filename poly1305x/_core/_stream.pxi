@@ -36,19 +36,45 @@ cdef void stream_set_nonce(stream_t* s, const uint8_t* nonce) noexcept nogil:
     s.spent = False
 
 
-cdef void stream_setup(stream_t* s, const kernel_table* k, const uint8_t* key32,
-                       const uint8_t* nonce, size_t nonce_len, bint pad8) noexcept nogil:
-    """The one nonce helper: a 24-byte nonce is XChaCha20 (subkey =
-    HChaCha20(key, nonce[0:16]), nonce = 0^4 || nonce[16:24]); an 8-byte one
-    keeps the 64-bit counter, or with pad8 becomes 0^4 || nonce (RFC 8439's
-    32-bit counter, as pycryptodome's ChaCha20-Poly1305 does); 12 bytes is
-    RFC 8439.  The caller checked the length."""
+cdef inline void xchacha_nonce(uint8_t* n12, const uint8_t* nonce24) noexcept nogil:
+    """XChaCha20's ChaCha20 nonce from its 24-byte one: 0^4 || nonce[16:24]
+    (the subkey is HChaCha20(key, nonce[0:16]): xchacha_key, or the batch's
+    lanes)."""
+    memset(n12, 0, 4)
+    memcpy(n12 + 4, nonce24 + 16, 8)
+
+
+cdef inline void xchacha_key(const uint8_t* key32, const uint8_t* nonce24, uint8_t* subkey,
+                             uint8_t* n12) noexcept nogil:
+    """XChaCha20's ChaCha20 key and 12-byte nonce (the caller wipes subkey)."""
+    hchacha20(key32, nonce24, subkey)
+    xchacha_nonce(n12, nonce24)
+
+
+cdef inline void message_state(uint32_t* st, const uint8_t* key32, const uint8_t* nonce,
+                               size_t nonce_len) noexcept nogil:
+    """An RFC 8439 message's ChaCha20 input block at counter 0, as
+    stream_setup keys it: a 12-byte nonce as it is, a 24-byte one XChaCha20."""
     cdef uint8_t subkey[32]
     cdef uint8_t n12[12]
     if nonce_len == 24:
-        hchacha20(key32, nonce, subkey)
-        memset(n12, 0, 4)
-        memcpy(n12 + 4, nonce + 16, 8)
+        xchacha_key(key32, nonce, subkey, n12)
+        chacha20_init_state(st, subkey, n12, 12, 0)
+        wipe(subkey, 32)
+    else:
+        chacha20_init_state(st, key32, nonce, 12, 0)
+
+
+cdef void stream_setup(stream_t* s, const kernel_table* k, const uint8_t* key32,
+                       const uint8_t* nonce, size_t nonce_len, bint pad8) noexcept nogil:
+    """The one nonce helper: a 24-byte nonce is XChaCha20 (xchacha_key); an
+    8-byte one keeps the 64-bit counter, or with pad8 becomes 0^4 || nonce
+    (RFC 8439's 32-bit counter, as pycryptodome's ChaCha20-Poly1305 does);
+    12 bytes is RFC 8439.  The caller checked the length."""
+    cdef uint8_t subkey[32]
+    cdef uint8_t n12[12]
+    if nonce_len == 24:
+        xchacha_key(key32, nonce, subkey, n12)
         stream_init(s, k, subkey, n12, 12)
         wipe(subkey, 32)
     elif nonce_len == 8 and pad8:
