@@ -21,12 +21,15 @@ returned as a FAIL_ code (_buffers.pxi), which the face words:
   _bytes.pxi           the AEAD cores' byte steps, block count, bad-tag rule
   _aead.pxi            the one encrypt-then-MAC construction (also OpenSSH's)
   _batch.pxi           many RFC 8439 messages through the multi-buffer kernels
+  _batch_inputs.pxi    the batch's message table: its memory, what it holds,
+                       the outputs' places, the _into calls' private copies
   _short.pxi           one short RFC 8439 message in two kernel calls
 One file per face, with all of its checks and messages:
   _face_mac.pxi        cryptography's Poly1305
   _face_aead.pxi       cryptography's ChaCha20Poly1305, XChaCha20Poly1305
   _batch_nonces.pxi    the batch's refusal of a repeated (key, nonce) when sealing
-  _face_batch.pxi      their encrypt_many/decrypt_many (and the multi-key form)
+  _face_batch.pxi      their encrypt_many/decrypt_many (and the multi-key form):
+                       the arguments' checks, filling the message table
   _face_ChaCha20.pxi   pycryptodome's ChaCha20 (and HChaCha20)
   _face_ChaCha20_Poly1305.pxi
                        pycryptodome's ChaCha20_Poly1305
@@ -78,6 +81,7 @@ include "_stream.pxi"
 include "_bytes.pxi"
 include "_aead.pxi"
 include "_batch.pxi"
+include "_batch_inputs.pxi"
 include "_short.pxi"
 # One file per face: its classes, with all of its checks and messages (the words of
 # the cores' FAIL_ codes too).
