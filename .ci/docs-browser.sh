@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The built docs in a real browser (issue 27): headless Chromium loads every
+# The built docs in a real browser: headless Chromium loads every
 # page of docs/_build/html (built by the step before) and .ci/docs_browser.py
 # reports cut-off code and tables, images that do not load or overflow, and
 # error boxes.  apt: chromium (installed here if missing).

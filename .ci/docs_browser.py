@@ -1,4 +1,4 @@
-"""The built docs as a browser shows them (issue 27): each page of
+"""The built docs as a browser shows them: each page of
 docs/_build/html is loaded in headless Chromium at a desktop width, and a probe
 script reports what a reader would see go wrong:
 

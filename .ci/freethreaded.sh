@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Free-threaded CPython, every CI run (issue 21): poly1305x from an sdist of
+# Free-threaded CPython, every CI run: poly1305x from an sdist of
 # this tree on a --disable-gil interpreter (.ci/build-freethreaded.sh: cached
 # under /var/cache/poly1305x-ci, else built from Debian's source package in a
 # few minutes), then

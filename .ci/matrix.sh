@@ -21,15 +21,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
 
 if [ $# -gt 0 ]; then versions=("$@"); else versions=(3.11 3.13); fi
 
-find_python() {
-    local v=$1 root=${PYENV_ROOT:-$HOME/.pyenv} best="" p
-    for p in $(ls -d "$root"/versions/"$v".*/bin/python"$v" 2>/dev/null | sort -V); do
-        [[ $p =~ /[0-9]+\.[0-9]+\.[0-9]+/bin/ ]] && best=$p
-    done
-    [ -n "$best" ] || best=$(command -v "python$v" || true)
-    [ -n "$best" ] || { echo "matrix: no CPython $v (pyenv or python$v on PATH)" >&2; return 1; }
-    echo "$best"
-}
+. .ci/lib.sh     # find_python
 
 work=$(mktemp -d -t poly1305x-matrix-XXXXXX)
 trap 'rm -rf "$work"' EXIT

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 26: paramiko's and asyncssh's own test suites, from their PyPI sdists
+# paramiko's and asyncssh's own test suites, from their PyPI sdists
 # (pinned below: the versions the test extra resolves to today), in a venv of
 # their own, three times side by side: plain; "control", the cipher
 # preference on the peer's own code (chacha20-poly1305@openssh.com for

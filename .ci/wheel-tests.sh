@@ -35,14 +35,7 @@ SID_WORK=$work
 . .ci/sid-root.sh
 trap 'sid_umount; rm -rf "$work"' EXIT
 
-find_python() {
-    local v=$1 root=${PYENV_ROOT:-$HOME/.pyenv} best="" p
-    for p in $(ls -d "$root"/versions/"$v".*/bin/python"$v" 2>/dev/null | sort -V); do
-        [[ $p =~ /[0-9]+\.[0-9]+\.[0-9]+/bin/ ]] && best=$p
-    done
-    [ -n "$best" ] || best=$(command -v "python$v")
-    echo "$best"
-}
+. .ci/lib.sh     # find_python, junit_counts
 
 # A PATH without a C compiler: links to everything in the system bin
 # directories except compilers, assemblers and linkers.
@@ -79,27 +72,15 @@ export POLY1305X_SDIST_CACHE=$work/sdists
 
 tagof() { local b=${1##*/}; b=${b%.whl}; echo "${b#*-*-}" | sed -E 's/-cp[0-9]+-/-/; s/manylinux2014_[a-z0-9_]+\.//'; }
 
-# counts JUNIT: "passed failed skipped" (no report: one failed)
-counts() {
-    "$HOSTPY" - "$1" <<'EOF' 2>/dev/null || echo "0 1 0"
-import sys, xml.etree.ElementTree as ET
-root = ET.parse(sys.argv[1]).getroot()
-suites = [root] if root.tag == "testsuite" else list(root)
-n = {k: sum(int(s.get(k, 0)) for s in suites) for k in ("tests", "failures", "errors", "skipped")}
-bad = n["failures"] + n["errors"]
-print(n["tests"] - bad - n["skipped"], bad, n["skipped"])
-EOF
-}
-
 # report NAME LOG JUNIT SELFTEST-RC PREFIX...: the summary line(s)
 report() {
     local name=$1 log=$2 junit=$3 st=$4 p f s
     shift 4
-    read -r p f s <<<"$(counts "$junit")"
+    read -r p f s <<<"$(junit_counts "$HOSTPY" "$junit")"
     if [ "$st" = 0 ]; then p=$((p + 1)); else f=$((f + 1)); fi
     [ "$p" -gt 1 ] || f=$((f + 1))
     local extra=""
-    [ "$s" = 0 ] || extra=" ($s skipped)"
+    [ "$s" = 0 ] || extra=" ($s of them skipped)"
     for prefix in "$@"; do
         echo "$prefix: $p passed, $f failed$extra" >>"$work/summary"
     done

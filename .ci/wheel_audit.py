@@ -1,20 +1,25 @@
-"""The checks .ci/wheels.sh makes on each repaired wheel:
+"""The checks .ci/wheels.sh and `nox -s wheel` make on each wheel:
 
     python .ci/wheel_audit.py WHEEL...
 
-* contents: no SIMDe test module (_x86_avx512_emu), no generated C, the
+* contents: no test-only module (an "emulated" registry entry's, on
+  SIMDe), no module of another target, no generated C, the
   typing files present, one extension-module suffix matching the wheel's tag;
 * stripped: no symbol table (.symtab) or debug section in any module;
 * the instruction-set audit (objdump -d), on x86-64 wheels, against what the
   wheel's own backend registry (poly1305x/_kernels/_registry.py) says each
   kernel module may hold: the modules imported on every CPU (the "baseline"
-  kernels and _dispatch, _engine, _ssh) hold no VEX/EVEX-encoded instruction
+  kernels and the registry's ENGINE_MODULES) hold no VEX/EVEX-encoded instruction
   at all (no AVX, AVX2 or AVX-512); an "avx2" module holds AVX2 and no AVX-512
   (no zmm register, opmask register, xmm/ymm16-31, or an instruction AVX-512
   introduced); an "avx512" module holds AVX-512; no module holds an IFMA
-  instruction (vpmadd52*) unless its backend needs the avx512ifma feature
-  (the avx512f backend is for CPUs without it); on aarch64 wheels, no x86
-  module at all.
+  instruction (vpmadd52*) unless its every backend needs the avx512ifma
+  feature (the avx512f backend is for CPUs without it).
+
+AVX-512 is recognised by its operands and by the mnemonics that exist only
+as EVEX encodings: an AVX-512VL instruction on ymm0-15 without a mask
+(vpternlogd, vprold, ...) has no AVX-512 operand, and would still fault on
+an AVX2-only CPU.  This is the one copy of the audit; noxfile.py runs it too.
 
 Prints one line per module and exits non-zero on any finding."""
 import os
@@ -25,10 +30,7 @@ import sys
 import tempfile
 import zipfile
 
-from elftools.elf.elffile import ELFFile   # pyelftools, an auditwheel dependency
 
-# The compiled modules above the kernels: imported on every CPU.
-CORE = {"_dispatch", "_engine", "_ssh"}
 # A VEX/EVEX instruction: objdump names all of them v... (vmovdqa, vpaddd, ...)
 VEX = re.compile(r"^\s+[0-9a-f]+:\s+(v[a-z0-9]+)\s", re.M)
 # AVX-512 operands, or mnemonics that exist only as EVEX encodings.
@@ -40,6 +42,27 @@ EVEX_MNEMONIC = re.compile(
 IFMA = re.compile(r"^\s+[0-9a-f]+:\s+vpmadd52", re.M)
 
 
+def isa_counts(asm):
+    """(VEX/EVEX instructions, AVX-512 operands and EVEX-only mnemonics) in
+    objdump -d output."""
+    return (len(VEX.findall(asm)),
+            len(EVEX_OPERAND.findall(asm)) + len(EVEX_MNEMONIC.findall(asm)))
+
+
+def isa_finding(kind, n_vex, n_evex):
+    """What is wrong with a module of registry isa `kind` (None: a module the
+    registry does not name) holding those counts, or None."""
+    if kind == "baseline" and (n_vex or n_evex):
+        return "AVX instructions in a module every CPU imports"
+    if kind == "avx2" and (n_evex or not n_vex):
+        return "not AVX2 only"
+    if kind == "avx512" and not n_evex:
+        return "no AVX-512 instruction"
+    if kind is None:
+        return "a module the audit does not know"
+    return None
+
+
 def audit(path):
     bad = []
     names = zipfile.ZipFile(path).namelist()
@@ -48,7 +71,7 @@ def audit(path):
     if not exts:
         bad.append("no extension module")
     for n in names:
-        if n.endswith(".c") or ("_emu." in n and n.endswith(".so")):
+        if n.endswith(".c"):
             bad.append("does not belong in a release wheel: " + n)
     for need in ("poly1305x/py.typed", "poly1305x/_core/_engine.pyi",
                  "poly1305x/_core/_dispatch.pyi", "poly1305x/_kernels/_registry.py"):
@@ -60,44 +83,44 @@ def audit(path):
     for n in exts:
         if not n.endswith(f"-{arch}-linux-{libc}.so"):
             bad.append(f"{n}: the suffix is not {arch}-linux-{libc}")
+    from elftools.elf.elffile import ELFFile   # pyelftools, an auditwheel dependency
+
     with tempfile.TemporaryDirectory() as tmp:
         zipfile.ZipFile(path).extractall(tmp)
         registry = os.path.join(tmp, "poly1305x", "_kernels", "_registry.py")
-        backends = runpy.run_path(registry)["BACKENDS"] if os.path.exists(registry) else ()
+        data = runpy.run_path(registry) if os.path.exists(registry) else {}
+        backends = data.get("BACKENDS", ())
         isa = {b["module"].rsplit(".", 1)[1]: b["isa"] for b in backends}
         # modules whose every backend needs IFMA (the avx512f one must hold none)
         ifma = set(isa) - {b["module"].rsplit(".", 1)[1] for b in backends
                            if "avx512ifma" not in b["features"]}
-        isa.update({m: "baseline" for m in CORE})
+        isa.update({m.rsplit(".", 1)[1]: "baseline" for m in data.get("ENGINE_MODULES", ())})
+        target = {b["module"].rsplit(".", 1)[1]: b["target"] for b in backends}
+        test_only = {b["module"].rsplit(".", 1)[1] for b in backends if b["emulated"]}
         for n in exts:
             mod = os.path.basename(n).split(".")[0]
+            if mod in test_only:
+                bad.append("a test-only (emulated) backend's module in a release wheel: " + n)
+            if target.get(mod) not in (None, arch):
+                bad.append(f"{n}: a {target[mod]} module in an {arch} wheel")
             with open(os.path.join(tmp, n), "rb") as fh:
                 sections = [sec.name for sec in ELFFile(fh).iter_sections()]
             unstripped = [x for x in sections if x == ".symtab" or x.startswith(".debug")]
             if unstripped:
                 bad.append(f"{n}: not stripped ({', '.join(unstripped)})")
             if not x86:
-                if mod.startswith("_x86"):
-                    bad.append(f"{n}: an x86 module in an {arch} wheel")
                 print(f"  {n:62} ({arch}: no x86 check)")
                 continue
             asm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", os.path.join(tmp, n)],
                                  capture_output=True, text=True, check=True).stdout
-            n_vex = len(VEX.findall(asm))
-            n_evex = len(EVEX_OPERAND.findall(asm)) + len(EVEX_MNEMONIC.findall(asm))
+            n_vex, n_evex = isa_counts(asm)
             print(f"  {n:62} VEX/EVEX instructions {n_vex:6}  AVX-512 {n_evex:6}")
-            kind = isa.get(mod)
             n_ifma = len(IFMA.findall(asm))
             if n_ifma and mod not in ifma:
                 bad.append(f"{n}: {n_ifma} IFMA instructions in a module for CPUs without IFMA")
-            if kind == "baseline" and (n_vex or n_evex):
-                bad.append(f"{n}: AVX instructions in a module every CPU imports")
-            elif kind == "avx2" and (n_evex or not n_vex):
-                bad.append(f"{n}: not AVX2 only")
-            elif kind == "avx512" and not n_evex:
-                bad.append(f"{n}: no AVX-512 instruction")
-            elif kind is None:
-                bad.append(f"{n}: a module the audit does not know")
+            finding = isa_finding(isa.get(mod), n_vex, n_evex)
+            if finding:
+                bad.append(f"{n}: {finding}")
     return bad
 
 
@@ -112,4 +135,7 @@ def main(paths):
 
 
 if __name__ == "__main__":
+    if not sys.argv[1:] or sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0 if sys.argv[1:] else 2)
     sys.exit(main(sys.argv[1:]))

@@ -43,15 +43,7 @@ SID_WORK=$work
 . .ci/sid-root.sh
 trap 'sid_umount; rm -rf "$work"' EXIT
 
-find_python() {  # the newest pyenv CPython 3.X (not a "t" build), else python3.X
-    local v=$1 root=${PYENV_ROOT:-$HOME/.pyenv} best="" p
-    for p in $(ls -d "$root"/versions/"$v".*/bin/python"$v" 2>/dev/null | sort -V); do
-        [[ $p =~ /[0-9]+\.[0-9]+\.[0-9]+/bin/ ]] && best=$p
-    done
-    [ -n "$best" ] || best=$(command -v "python$v" || true)
-    [ -n "$best" ] || { echo "wheels: no CPython $v" >&2; return 1; }
-    echo "$best"
-}
+. .ci/lib.sh     # find_python
 
 # venv DIR PYTHON REQ...: a venv with REQ, cached by its requirement list.
 BUILD_REQS=("setuptools>=77" "Cython>=3.1" "wheel")

@@ -13,7 +13,7 @@ import json
 import re
 import sys
 
-from poly1305x._tools import _bench
+from poly1305x._tools import _bench, _plot
 
 _SIZE = re.compile(r"-(\d+)(B|KiB|MiB)$")
 _UNIT = {"B": 1, "KiB": _bench.KiB, "MiB": _bench.MiB}
@@ -81,7 +81,7 @@ def main(argv=None):
     print(_bench.format_table(rows, time_label=f"{args.stat} time/call"))
     if args.plot:
         try:
-            written = _bench.plot(rows, args.plot, env)
+            written = _plot.plot(rows, args.plot, env)
         except RuntimeError as exc:
             print(f"no plot: {exc}", file=sys.stderr)
             return 1

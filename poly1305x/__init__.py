@@ -17,7 +17,7 @@ try:
     from poly1305x._errors import (AlreadyFinalized, InvalidSignature, InvalidTag,
                                    MessageTooLongError)
     from poly1305x import ChaCha20, ChaCha20_Poly1305, Poly1305, aead, mac
-    from poly1305x._install import install, uninstall
+    from poly1305x._install import install, installed, uninstall
 except ModuleNotFoundError as _exc:
     # A checkout whose compiled modules were never built (or that shadows an
     # installed poly1305x because Python runs from its root): say what to do
@@ -40,6 +40,7 @@ except ImportError as _exc:
 __version__ = "0.1.0"
 __all__ = [
     "AlreadyFinalized", "ChaCha20", "ChaCha20_Poly1305", "InvalidSignature", "InvalidTag",
-    "MessageTooLongError", "Poly1305", "aead", "backend", "backends", "cpu_features", "install", "mac",
+    "MessageTooLongError", "Poly1305", "aead", "backend", "backends", "cpu_features", "install",
+    "installed", "mac",
     "set_backend", "uninstall", "__version__",
 ]

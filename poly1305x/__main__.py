@@ -19,7 +19,7 @@ import sys
 import textwrap
 
 import poly1305x
-from poly1305x._tools import _bench, _cpu_class, _report, _selftest
+from poly1305x._tools import _bench, _cpu_class, _plot, _report, _selftest
 from poly1305x._peers import install_hint
 
 NOISY = _report.NOISY
@@ -107,7 +107,7 @@ def _bench_and_report(todo, repeats, min_time, json_path=None, plot_path=None,
         if prog:
             prog.done()
     if fmt == "json":
-        print(json.dumps({"environment": env, "results": rows}, indent=1))
+        print(json.dumps({"environment": env, "repeats": repeats, "results": rows}, indent=1))
     elif fmt == "markdown":
         print(f"\nBest of {repeats} rounds (one batch of calls per case in each round, the "
               "cases in turn), time per call; GB/s = message bytes per second.\n")
@@ -121,11 +121,11 @@ def _bench_and_report(todo, repeats, min_time, json_path=None, plot_path=None,
         _terminal_report(rows, repeats, selftest)
     if json_path:
         with open(json_path, "w") as f:
-            json.dump({"environment": env, "results": rows}, f, indent=1)
+            json.dump({"environment": env, "repeats": repeats, "results": rows}, f, indent=1)
         print(f"\nwrote {json_path}")
     if plot_path:
         try:
-            written = _bench.plot(rows, plot_path, env)
+            written = _plot.plot(rows, plot_path, env)
         except RuntimeError as exc:
             print(f"\nno plot: {exc}", file=sys.stderr)
             return 1

@@ -1,14 +1,23 @@
 """Drop-in mode: serve ``Crypto.Hash.Poly1305``, ``Crypto.Cipher.ChaCha20`` and
 ``Crypto.Cipher.ChaCha20_Poly1305`` (and their ``Cryptodome.`` twins from
-pycryptodomex) from poly1305x, for code that is not changed.
+pycryptodomex) -- the "pycryptodome" family -- and, with
+``install("cryptography")``, cryptography's ``ChaCha20Poly1305`` and
+``Poly1305`` classes from poly1305x, for code that is not changed.
 
 >>> import poly1305x
 >>> poly1305x.install()                       # doctest: +SKIP
 >>> from Crypto.Cipher import ChaCha20_Poly1305   # poly1305x.ChaCha20_Poly1305
+>>> poly1305x.install("cryptography")         # doctest: +SKIP
 >>> poly1305x.uninstall()                     # doctest: +SKIP
 
-What :func:`install` changes, for each of the two package families that can be
-imported:
+What ``install("cryptography")`` changes: the attributes ``ChaCha20Poly1305``
+of ``cryptography.hazmat.primitives.ciphers.aead`` and ``Poly1305`` of
+``cryptography.hazmat.primitives.poly1305`` (poly1305x._install_cryptography).
+cryptography's classes cannot be patched, so only the code that looks the name
+up after ``install()`` is reached (docs/migrating-cryptography.md).
+
+What :func:`install` changes for pycryptodome, for each of the two package
+families that can be imported:
 
 1. ``sys.modules[name]`` and the attribute of the parent package
    (``Crypto.Cipher.ChaCha20``...) now give poly1305x's module, so every later
@@ -32,16 +41,19 @@ package attributes and the patched names (a name that someone else rebound
 since ``install()`` is left alone).  Both functions are idempotent and
 thread-safe.
 
-Whole-program use: set ``POLY1305X_INSTALL=1`` and import poly1305x early, or
-put the ``sitecustomize`` recipe of docs/compatibility.md on ``sys.path``.
+Whole-program use: set ``POLY1305X_INSTALL=1`` (pycryptodome),
+``=cryptography``, a comma list of families or ``=all``, and import poly1305x
+early, or put the ``sitecustomize`` recipe of docs/compatibility.md on
+``sys.path``.
 """
 import importlib
 import os
 import sys
 import warnings
 from types import ModuleType
-from typing import Dict, Iterator
+from typing import Dict, Iterator, Optional
 
+from poly1305x import _install_cryptography as _cg
 from poly1305x._peers import PYCRYPTODOME_FAMILIES
 from poly1305x._swap import Binding, Switch
 
@@ -50,6 +62,9 @@ __all__ = ["install", "uninstall", "installed"]
 #: The package families that carry pycryptodome's API.
 _FAMILIES = PYCRYPTODOME_FAMILIES
 
+#: What install() takes: the peer libraries poly1305x can stand in for.
+PEERS = ("pycryptodome", "cryptography")
+
 #: Sub-module of a family -> (poly1305x module, names patched in place).
 _MODULES = {
     "Hash.Poly1305": ("poly1305x.Poly1305", ("new", "Poly1305_MAC")),
@@ -57,17 +72,68 @@ _MODULES = {
     "Cipher.ChaCha20_Poly1305": ("poly1305x.ChaCha20_Poly1305", ("new", "ChaCha20Poly1305Cipher")),
 }
 
-# The swap itself (records, the lock, the restore rules): poly1305x._swap.
+# The swaps themselves (records, the restore rules): poly1305x._swap.  One
+# switch per peer; both are changed under the pycryptodome switch's lock.
 _switch = Switch()
+_cg_switch = Switch()
 _lock = _switch.lock
+# While install("cryptography") waits for a module of cryptography's that is
+# not imported yet: the finder on sys.meta_path that serves it on arrival.
+_cg_waiting: Optional[_cg.AfterImport] = None
 # The module names served, in install order (while _switch is engaged).
 _names: list[str] = []
 
 
 def installed() -> tuple[str, ...]:
-    """The module names that poly1305x serves now (empty when not installed)."""
+    """The names that poly1305x serves now: pycryptodome's modules, then
+    cryptography's classes (empty when not installed)."""
     with _lock:
-        return tuple(_names)
+        return tuple(_names) + (_cg.NAMES if _cg_on() else ())
+
+
+def _cg_on() -> bool:
+    return _cg_switch.engaged() or _cg_waiting is not None
+
+
+def _cg_arrived(module: ModuleType) -> None:
+    """One of cryptography's modules was imported while install("cryptography")
+    waited for it: serve its name now (unless uninstall() came first)."""
+    global _cg_waiting
+    with _lock:
+        waiting = _cg_waiting
+        if waiting is None or module.__name__ not in waiting.names:
+            return
+        _cg_switch.swap([_cg.binding(module)])
+        waiting.names.discard(module.__name__)
+        if not waiting.names:
+            _cg_stop_waiting()
+
+
+def _cg_stop_waiting() -> None:
+    global _cg_waiting
+    if _cg_waiting is not None:
+        try:
+            sys.meta_path.remove(_cg_waiting)
+        except ValueError:
+            pass
+        _cg_waiting = None
+
+
+def _peers(peers: tuple[str, ...]) -> tuple[str, ...]:
+    """The peers named (default: pycryptodome; "all": both), checked."""
+    if not peers:
+        return ("pycryptodome",)
+    out = []
+    for peer in peers:
+        if not isinstance(peer, str):
+            raise TypeError(f"install() takes peer names (str), not {type(peer).__name__}")
+        for name in (PEERS if peer == "all" else (peer,)):
+            if name not in PEERS:
+                raise ValueError(f"install(): unknown peer {peer!r}; the peers are "
+                                 + ", ".join(map(repr, PEERS)) + " and 'all'")
+            if name not in out:
+                out.append(name)
+    return tuple(out)
 
 
 def _load_family(family: str) -> Dict[str, ModuleType]:
@@ -84,36 +150,79 @@ def _load_family(family: str) -> Dict[str, ModuleType]:
     return originals
 
 
-def install() -> tuple[str, ...]:
-    """Make pycryptodome's Poly1305, ChaCha20 and ChaCha20_Poly1305 modules (and
-    pycryptodomex's ``Cryptodome.`` twins) poly1305x's, for code that imported
-    them before as well as after this call.
+def install(*peers: str) -> tuple[str, ...]:
+    """Serve the named peer libraries' ChaCha20-Poly1305, ChaCha20 and
+    Poly1305 from poly1305x:
 
-    Returns the names of the modules that poly1305x now serves.  Calling it
-    again changes nothing.  Raises ImportError, with the reason, when neither
-    pycryptodome nor pycryptodomex can be imported."""
+    * ``"pycryptodome"`` (the default): pycryptodome's Poly1305, ChaCha20 and
+      ChaCha20_Poly1305 modules (and pycryptodomex's ``Cryptodome.`` twins),
+      for code that imported them before as well as after this call;
+    * ``"cryptography"``: cryptography's ``ChaCha20Poly1305`` and ``Poly1305``
+      classes, for code that looks them up after this call;
+    * ``"all"``: both, or the one that can be imported.
+
+    Returns the names that poly1305x now serves (installed()).  A peer already
+    served is left as it is.  Raises ImportError, with the reason, when a peer
+    named cannot be imported (then nothing changes), ValueError for an
+    unknown name."""
+    wanted = _peers(peers)
     with _lock:
-        if _switch.engaged():
-            return installed()
-        ours = {sub: importlib.import_module(mod) for sub, (mod, _) in _MODULES.items()}
-        loaded, reasons = {}, []
-        for family in _FAMILIES:
+        pyc: Optional[tuple[Dict[str, Dict[str, ModuleType]], Dict[str, ModuleType]]] = None
+        cg: Optional[list[Optional[ModuleType]]] = None
+        reasons = []
+        for peer in wanted:
             try:
-                loaded[family] = _load_family(family)
-            except (ImportError, OSError) as exc:   # OSError: its C libraries did not load
-                reasons.append(f"{family}: {exc}")
-        if not loaded:
-            raise ImportError(
-                "poly1305x.install() stands in for pycryptodome, but neither pycryptodome "
-                "(package 'Crypto') nor pycryptodomex (package 'Cryptodome') can be imported ("
-                + "; ".join(reasons) + "). Install one (pip install pycryptodome), or use "
-                "poly1305x's modules directly: from poly1305x import ChaCha20_Poly1305")
-        try:
-            _switch.swap(_bindings(loaded, ours))
-        except BaseException:
-            _names.clear()
-            raise
+                if peer == "pycryptodome" and not _switch.engaged():
+                    pyc = _load_pycryptodome()
+                elif peer == "cryptography" and not _cg_on():
+                    cg = _cg.load()
+            except ImportError as exc:
+                reasons.append(exc)
+        if reasons and (peers != ("all",) or not (pyc or cg or installed())):
+            raise reasons[0]
+        if pyc is not None:
+            try:
+                _switch.swap(_bindings(*pyc))
+            except BaseException:
+                _names.clear()
+                raise
+        if cg is not None:
+            try:
+                _cg_switch.swap(_cg.bindings(cg))
+                missing = [name for name, mod in zip(_cg.MODULES, cg) if mod is None]
+                if missing:
+                    _cg_wait(missing)
+            except BaseException:
+                _cg_switch.restore()
+                if pyc is not None:
+                    _switch.restore()
+                    _names.clear()
+                raise
         return installed()
+
+
+def _cg_wait(missing: list[str]) -> None:
+    global _cg_waiting
+    _cg_waiting = _cg.AfterImport(missing, _cg_arrived)
+    sys.meta_path.insert(0, _cg_waiting)
+
+
+def _load_pycryptodome() -> tuple[Dict[str, Dict[str, ModuleType]], Dict[str, ModuleType]]:
+    """pycryptodome's modules of each family that can be imported, and ours."""
+    ours = {sub: importlib.import_module(mod) for sub, (mod, _) in _MODULES.items()}
+    loaded, reasons = {}, []
+    for family in _FAMILIES:
+        try:
+            loaded[family] = _load_family(family)
+        except (ImportError, OSError) as exc:   # OSError: its C libraries did not load
+            reasons.append(f"{family}: {exc}")
+    if not loaded:
+        raise ImportError(
+            "poly1305x.install() stands in for pycryptodome, but neither pycryptodome "
+            "(package 'Crypto') nor pycryptodomex (package 'Cryptodome') can be imported ("
+            + "; ".join(reasons) + "). Install one (pip install pycryptodome), or use "
+            "poly1305x's modules directly: from poly1305x import ChaCha20_Poly1305")
+    return loaded, ours
 
 
 def _bindings(loaded: Dict[str, Dict[str, ModuleType]],
@@ -132,21 +241,47 @@ def _bindings(loaded: Dict[str, Dict[str, ModuleType]],
             yield sys.modules[parent_name], leaf, mine
 
 
-def uninstall() -> None:
-    """Undo :func:`install`: pycryptodome's modules, package attributes and
-    functions are back.  Does nothing when poly1305x is not installed."""
+def uninstall(*peers: str) -> None:
+    """Undo :func:`install` for the named peers (default: all of them): their
+    modules, package attributes, functions and classes are back.  Does nothing
+    for a peer that is not installed."""
+    wanted = _peers(peers) if peers else PEERS
     with _lock:
-        _switch.restore()
-        _names.clear()
+        if "cryptography" in wanted:
+            _cg_stop_waiting()
+            _cg_switch.restore()
+        if "pycryptodome" in wanted:
+            _switch.restore()
+            _names.clear()
+
+
+#: POLY1305X_INSTALL values that mean "on" (pycryptodome), as "1" always did.
+_ENV_ON = ("1", "true", "yes", "on")
+
+
+def _env_peers(value: str) -> tuple[str, ...]:
+    """The peers that POLY1305X_INSTALL names: a comma list of peer names, or
+    "all"; "1" (true, yes, on) is the default, pycryptodome.  Another value is
+    the default too, with a warning (a misspelt peer name, most likely)."""
+    names = tuple(p.strip() for p in value.split(",") if p.strip())
+    if any(n in PEERS or n == "all" for n in names):
+        return names
+    if value.lower() not in _ENV_ON:
+        warnings.warn(f"POLY1305X_INSTALL={value!r} names no peer ("
+                      + ", ".join(PEERS) + " or all); installing pycryptodome, as for =1",
+                      RuntimeWarning, stacklevel=4)
+    return ()
 
 
 def _env_hook() -> None:
-    """POLY1305X_INSTALL=1 (any value but empty or 0): install() when poly1305x
-    is imported.  A failure is a warning, never an error of ``import poly1305x``."""
-    if os.environ.get("POLY1305X_INSTALL", "").strip() in ("", "0"):
+    """POLY1305X_INSTALL: install() when poly1305x is imported; "1" for
+    pycryptodome, "cryptography", a comma list or "all" for those.  A failure
+    is a warning, never an error of ``import poly1305x``."""
+    value = os.environ.get("POLY1305X_INSTALL", "").strip()
+    if value in ("", "0"):
         return
     try:
-        install()
+        install(*_env_peers(value))
     except Exception as exc:
         warnings.warn(f"POLY1305X_INSTALL is set, but {exc}", RuntimeWarning, stacklevel=3)
 

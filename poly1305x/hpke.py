@@ -40,6 +40,7 @@ b'application data'
 """
 from __future__ import annotations
 
+import importlib as _importlib
 import threading as _threading
 from operator import index as _index
 from typing import TYPE_CHECKING, Any, Callable, Final, NoReturn, Optional
@@ -242,20 +243,6 @@ class Context:
 # through poly1305x.  pyhpke's own files are not touched.
 
 _pyhpke_switch = _Switch()  # our class in pyhpke.aead_key, and back
-_pyhpke_class: Optional[type] = None  # our class, made a pyhpke.AEADKeyInterface subclass
-
-
-def _pyhpke_aead_key_module() -> tuple[Any, type]:
-    try:
-        import pyhpke.aead_key as mod
-        from pyhpke.aead_key_interface import AEADKeyInterface
-    except ImportError as exc:
-        raise ImportError(
-            "use_with_pyhpke() needs pyhpke: " + _install_hint("hpke")) from exc
-    if not hasattr(mod, "ChaCha20Poly1305Key"):
-        raise ImportError("this pyhpke version has no pyhpke.aead_key.ChaCha20Poly1305Key "
-                          "to replace; use poly1305x.hpke directly")
-    return mod, AEADKeyInterface
 
 
 def use_with_pyhpke(enable: bool = True) -> bool:
@@ -265,21 +252,11 @@ def use_with_pyhpke(enable: bool = True) -> bool:
 
     Returns whether poly1305x was in use before the call.  ImportError when
     pyhpke is not installed (``pip install 'poly1305x[hpke]'``)."""
-    mod, interface = _pyhpke_aead_key_module()
+    # pyhpke's side (its import, the class over its AEADKeyInterface)
+    peer = _importlib.import_module("poly1305x._pyhpke_peer")
     with _pyhpke_switch.lock:
         return _pyhpke_switch.set(enable, lambda: [
-            (mod, "ChaCha20Poly1305Key", _pyhpke_key_class(interface))])
-
-
-def _pyhpke_key_class(interface: type) -> type:
-    global _pyhpke_class
-    if _pyhpke_class is None:
-        _pyhpke_class = type("_PyHPKEChaCha20Poly1305Key", (ChaCha20Poly1305Key, interface), {
-            "__slots__": (),
-            "__module__": __name__,
-            "__doc__": "poly1305x's ChaCha20Poly1305Key as a pyhpke.AEADKeyInterface.",
-        })
-    return _pyhpke_class
+            (peer.AEAD_KEY_MODULE, "ChaCha20Poly1305Key", peer.PyHPKEChaCha20Poly1305Key)])
 
 
 # ---------------------------------------------------------------------------

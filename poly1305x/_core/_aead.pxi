@@ -1,8 +1,10 @@
 # Included by _engine.pyx: the one AEAD core (encrypt-then-MAC over a ChaCha20
-# stream whose block 0 keys Poly1305) and its RFC 8439 framing: the
-# cryptography-style AEAD objects, the one-shot functions, and pycryptodome's
-# ChaCha20_Poly1305 object.  _ssh.pyx frames chacha20-poly1305@openssh.com over
-# the same core (etm_seal / etm_open with rfc=False).
+# stream whose block 0 keys Poly1305) and its RFC 8439 framing of one message
+# per call (aead_run, aead_call).  Above it: cryptography's AEAD objects and
+# the one-shot functions (_face_aead.pxi), pycryptodome's ChaCha20_Poly1305
+# (_face_ChaCha20_Poly1305.pxi), the batch (_batch.pxi).  _ssh.pyx frames
+# chacha20-poly1305@openssh.com over the same core (etm_seal / etm_open with
+# rfc=False).
 #
 # The bad-tag rule, for every decryption here and in _ssh.pyx: the ciphertext
 # is read once (each slice is copied into the output, MACed there and

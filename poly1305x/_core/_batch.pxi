@@ -300,34 +300,3 @@ cdef void batch_run(const kernel_table* k, bmsg_t* m, size_t count, bint seal,
         else:
             mb_group(k, m, order + i, g, seal)
             i += g
-
-
-def _poly1305_lanes_tags(keys, msgs):
-    """Test aid: the tags of the active backend's poly1305_lanes (None when
-    it has none), one lane per message, for 32-byte one-time keys and
-    messages of whole 16-byte blocks; checks the lanes' arithmetic with
-    chosen keys (h >= p before the final reduction, s carrying past
-    2^128), which the AEAD's derived keys cannot reach."""
-    cdef const kernel_table* k = active_kernels()
-    cdef size_t g = len(keys), j
-    cdef const uint8_t* kp[64]
-    cdef const uint8_t* mp[64]
-    cdef uint8_t* tp[64]
-    cdef uint32_t nb[64]
-    cdef bytes out
-    if k.poly1305_lanes == NULL:
-        return None
-    if g > 64 or <size_t>len(msgs) != g:
-        raise ValueError("at most 64 keys, one message each")
-    keys = [bytes(x) for x in keys]
-    msgs = [bytes(x) for x in msgs]
-    out = PyBytes_FromStringAndSize(NULL, <Py_ssize_t>(16 * g))
-    for j in range(g):
-        if len(keys[j]) != 32 or len(msgs[j]) % 16:
-            raise ValueError("a key is 32 bytes, a message whole 16-byte blocks")
-        kp[j] = <const uint8_t*>PyBytes_AS_STRING(keys[j])
-        mp[j] = <const uint8_t*>PyBytes_AS_STRING(msgs[j])
-        nb[j] = <uint32_t>(len(msgs[j]) // 16)
-        tp[j] = <uint8_t*>PyBytes_AS_STRING(out) + 16 * j
-    k.poly1305_lanes(kp, mp, nb, tp, g)
-    return [out[16 * j:16 * j + 16] for j in range(g)]

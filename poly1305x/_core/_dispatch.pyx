@@ -12,7 +12,6 @@ import threading
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from cpython.bytes cimport PyBytes_FromStringAndSize
-from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.string cimport memcpy, memset
 
 from poly1305x._kernels._common cimport (
@@ -86,27 +85,20 @@ def _probe():
 
 _FEATURES = _probe()
 
-# The portable ChaCha20's big step on this CPU.  On x86-64 the 4 + 1 step is
-# taken only where the scalar block runs beside the vector code: on CPUs with
-# AVX2 (Haswell and later, Zen), which have integer ports of their own and
-# dispatch width to spare.  Older and smaller cores (Nehalem to Ivy Bridge,
-# Atom, Jaguar) issue integer and vector work through the same few ports, and
-# keep 4-block steps (docs/backends.md).
-if _portable.vec_step_blocks() == 5 and "avx2" not in _FEATURES:
-    _portable._set_vec_step_blocks(4)
+# The portable backends' tuning for this CPU is theirs (_portable._tune); the
+# probe is read here only.
+_portable._tune(_FEATURES)
 
 
 def _ranked(entries, bint have_int128):
     """Registry entries in rank order; without a 64x64->128 multiply, an entry
-    marked int128 swaps places with the one after it (its 26-bit twin)."""
+    that names an int128_twin ranks just after that twin."""
     out = list(entries)
     if not have_int128:
-        i = 0
-        while i < len(out) - 1:
-            if out[i]["int128"]:
-                out[i], out[i + 1] = out[i + 1], out[i]
-                i += 1
-            i += 1
+        for b in [e for e in out if e["int128_twin"]]:
+            twin = next(e for e in out if e["name"] == b["int128_twin"])
+            out.remove(twin)
+            out.insert(out.index(b), twin)
     return out
 
 
@@ -303,87 +295,6 @@ cdef bytes _chacha_with(const kernel_table* k, bytes key, bytes nonce, size_t nb
 
 
 include "_selftest.pxi"
-
-
-def kernel_poly1305(str name, bytes key, bytes msg):
-    """Tag of msg under the 32-byte one-time key, computed by backend ``name``'s
-    loop alone (for tests of each kernel; no buffering involved)."""
-    if len(key) != 32:
-        raise ValueError("key must be 32 bytes")
-    return _mac_with(kernels_named(name), key, msg)
-
-
-def kernel_chacha20(str name, bytes key, bytes nonce, size_t nblocks, uint32_t counter):
-    """nblocks of RFC 8439 ChaCha20 key stream from backend ``name``'s loop,
-    starting at ``counter`` (the kernels carry it into word 13 as 64 bits)."""
-    if len(key) != 32 or len(nonce) != 12:
-        raise ValueError("key must be 32 bytes and nonce 12 bytes")
-    return _chacha_with(kernels_named(name), key, nonce, nblocks, counter)
-
-
-def kernel_chacha20_xor(str name, bytes key, bytes nonce, data, uint32_t counter,
-                        bint in_place=False, Py_ssize_t split=-1):
-    """data (whole 64-byte blocks) XORed with the RFC 8439 ChaCha20 key stream
-    from backend ``name``'s loop, starting at ``counter``.  The kernel works on
-    a bytearray copy of data: in place on it when ``in_place`` (src == dst),
-    else from it into a fresh buffer (src != dst).  With ``split`` >= 0 the
-    kernel is called twice on one state, for blocks [0, split) and then the
-    rest, which checks that it stores the advanced counter back.  For tests of
-    each kernel."""
-    cdef uint32_t state[16]
-    cdef const kernel_table* k = kernels_named(name)
-    if len(key) != 32 or len(nonce) != 12:
-        raise ValueError("key must be 32 bytes and nonce 12 bytes")
-    src = bytearray(data)
-    if len(src) % 64:
-        raise ValueError("data must be whole 64-byte blocks")
-    cdef size_t n = len(src) // 64
-    cdef size_t first = n if split < 0 else <size_t>split
-    if first > n:
-        raise ValueError("split is beyond the data")
-    out = src if in_place else bytearray(len(src))
-    cdef uint8_t* s = src
-    cdef uint8_t* o = out
-    chacha20_init_state(state, key, nonce, 12, counter)
-    k.chacha20_xor(state, s, o, first)
-    if first < n:
-        k.chacha20_xor(state, s + 64 * first, o + 64 * first, n - first)
-    return bytes(out)
-
-
-def kernel_poly1305_lanes(str name, keys, msgs):
-    """[tag of msgs[j] under keys[j]] from backend ``name``'s multi-buffer
-    Poly1305 (its poly1305_lanes entry), all messages in one call.  Each key
-    is 32 bytes; each message whole 16-byte blocks, every one with the 2^128
-    bit (as RFC 8439's padded MAC input is), so the tags are Poly1305's.  For
-    tests of each kernel."""
-    cdef const kernel_table* k = kernels_named(name)
-    keys = [bytes(x) for x in keys]
-    msgs = [bytes(x) for x in msgs]
-    if len(keys) != len(msgs) or any(len(x) != 32 for x in keys) or \
-            any(len(x) % 16 or len(x) >= (1 << 36) for x in msgs):
-        raise ValueError("one 32-byte key a message, and messages of whole 16-byte blocks")
-    cdef size_t n = len(keys), j
-    out = bytearray(16 * n + 1)
-    cdef uint8_t* t = out
-    cdef const uint8_t** kp = <const uint8_t**>PyMem_Malloc((2 * n + 1) * sizeof(void*))
-    cdef uint8_t** tp = <uint8_t**>PyMem_Malloc((n + 1) * sizeof(void*))
-    cdef uint32_t* nb = <uint32_t*>PyMem_Malloc((n + 1) * sizeof(uint32_t))
-    try:
-        if kp == NULL or tp == NULL or nb == NULL:
-            raise MemoryError()
-        for j in range(n):
-            kp[j] = <const uint8_t*><bytes>keys[j]
-            kp[n + j] = <const uint8_t*><bytes>msgs[j]
-            nb[j] = <uint32_t>(len(msgs[j]) // 16)
-            tp[j] = t + 16 * j
-        with nogil:
-            k.poly1305_lanes(kp, kp + n, nb, tp, n)
-    finally:
-        PyMem_Free(kp)
-        PyMem_Free(tp)
-        PyMem_Free(nb)
-    return [bytes(out[16 * j:16 * j + 16]) for j in range(n)]
 
 
 def _select_at_import():

@@ -28,6 +28,8 @@ One file per face, with all of its checks and messages:
   _face_mac.pxi        cryptography's Poly1305
   _face_aead.pxi       cryptography's ChaCha20Poly1305, XChaCha20Poly1305
   _batch_nonces.pxi    the batch's refusal of a repeated (key, nonce) when sealing
+  _face_aead_cg.pxi    the ChaCha20Poly1305 that install("cryptography") serves
+  _face_quic.pxi       QUIC's ChaCha20 packet and header protection (aioquic's)
   _face_batch.pxi      their encrypt_many/decrypt_many (and the multi-key form):
                        the arguments' checks, filling the message table
   _face_ChaCha20.pxi   pycryptodome's ChaCha20 (and HChaCha20)
@@ -52,7 +54,8 @@ from libc.string cimport memcpy, memset
 
 from poly1305x._core._dispatch cimport active_kernels
 from poly1305x._kernels._common cimport (
-    chacha20_init_state, hchacha20, poly1305_finish, poly1305_init, tags_equal, wipe,
+    chacha20_init_state, chacha20_rounds, hchacha20, poly1305_finish, poly1305_init,
+    tags_equal, wipe,
 )
 from poly1305x._kernels._kernel cimport kernel_table
 from poly1305x._kernels._util cimport load32_le, store32_le, store64_le
@@ -88,6 +91,8 @@ include "_short.pxi"
 include "_face_mac.pxi"
 include "_face_aead.pxi"
 include "_batch_nonces.pxi"
+include "_face_aead_cg.pxi"
+include "_face_quic.pxi"
 include "_face_batch.pxi"
 include "_face_ChaCha20.pxi"
 include "_face_ChaCha20_Poly1305.pxi"

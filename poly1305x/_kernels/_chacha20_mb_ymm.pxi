@@ -1,5 +1,5 @@
 # Multi-buffer ChaCha20 on ymm registers, one message per 32-bit lane (8
-# lanes): the key streams of a batch of short messages (_engine_batch_run.pxi).
+# lanes): the key streams of a batch of short messages (_core/_batch.pxi).
 # Included by _x86_avx2.pyx and _x86_avx512.pyx after their _chacha20_*.pxi,
 # whose _chacha8_dround (with that instruction set's rotates) and
 # _chacha8_transpose it uses.

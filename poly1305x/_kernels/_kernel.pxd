@@ -16,19 +16,13 @@ cdef extern from *:
     """
     const char* P1305X_KERNEL_CAPSULE
 
-# The powers-of-r cache: which words and powers_ready bit each vector kernel
-# owns (one enum, checked at compile time).
+# The powers-of-r cache: its size, and which words and powers_ready bit each
+# vector kernel owns (P1305X_<REGION>_POWERS, P1305X_<REGION>_READY: declared
+# by _powers_map.pxi, which setup.py generates from the registry's POWERS).
 cdef extern from "_powers.h":
     enum:
         P1305X_POWERS_WORDS
-        P1305X_AVX2_POWERS
-        P1305X_AVX2_READY
-        P1305X_IFMA_POWERS
-        P1305X_IFMA_READY
-        P1305X_N2_POWERS
-        P1305X_N2_READY
-        P1305X_F16_POWERS
-        P1305X_F16_READY
+include "_powers_map.pxi"
 
 
 ctypedef struct poly1305_state:
@@ -59,7 +53,7 @@ ctypedef void (*chacha20_xor_fn)(uint32_t* state16, const uint8_t* src,
                                  uint8_t* dst, size_t nblocks) noexcept nogil
 
 # The key streams of many messages at once, one message per vector lane (the
-# batch AEAD, _engine_batch_run.pxi).  For lane j < nlanes: states + 16 j is
+# batch AEAD, _core/_batch.pxi).  For lane j < nlanes: states + 16 j is
 # that message's 16-word input block (read only), and nblocks[j] blocks of
 # bare key stream go to out[j] (64 nblocks[j] bytes), block i with word 12
 # advanced by i (the caller makes sure it does not wrap).  The lanes' block

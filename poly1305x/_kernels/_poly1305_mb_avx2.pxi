@@ -1,5 +1,5 @@
 # Multi-buffer Poly1305 on AVX2, one message per 64-bit lane (two sets of 4
-# lanes): the tags of a batch of short AEAD messages (_engine_batch_run.pxi).
+# lanes): the tags of a batch of short AEAD messages (_core/_batch.pxi).
 # Included by _x86_avx2.pyx after _poly1305_avx2.pxi, whose radix-2^26
 # arithmetic (_p26v_split, _p26v_mac, _p26v_carry) it uses with a different
 # r in every lane.  From the setup to the final reduction the keys, r, h

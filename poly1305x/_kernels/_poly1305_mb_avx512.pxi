@@ -1,5 +1,5 @@
 # Multi-buffer Poly1305 on AVX-512 IFMA, one message per 64-bit lane (two
-# sets of 8 lanes): the tags of a batch of short AEAD messages (_engine_batch_run.pxi).
+# sets of 8 lanes): the tags of a batch of short AEAD messages (_core/_batch.pxi).
 # Included by _x86_avx512.pyx after _poly1305_avx512.pxi, whose radix-2^44
 # arithmetic (_p44v_mac, _p44v_finish, _p44v_times20) it uses with a
 # different r in every lane.

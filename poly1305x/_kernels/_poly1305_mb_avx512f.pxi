@@ -1,6 +1,6 @@
 # Multi-buffer Poly1305 on AVX-512F without IFMA, one message per 64-bit lane
 # (two sets of 8 lanes): the tags of a batch of short AEAD messages
-# (_engine_batch_run.pxi).  Included by _x86_avx512f.pyx after
+# (_core/_batch.pxi).  Included by _x86_avx512f.pyx after
 # _poly1305_avx512f.pxi, whose radix-2^26 zmm arithmetic (_p26z_split,
 # _p26z_mac, _p26z_carry) it uses with a different r in every lane; the shape
 # is the AVX2 lanes' (_poly1305_mb_avx2.pxi) on eight lanes a vector.  From

@@ -65,8 +65,7 @@ TABLE_SCALAR.poly1305_lanes = poly1305_lanes_portable
 TABLE_SCALAR.lanes_max_blocks = 17      # 1 KiB
 
 # The vector ChaCha20's big step: the build's (P1305X_VEC_STEP_BLOCKS), until
-# the dispatcher, the one place that reads the CPU probe, lowers the x86-64
-# 4 + 1 step to 4 on CPUs without AVX2 (_set_vec_step_blocks).
+# _tune lowers the x86-64 4 + 1 step to 4 for this CPU.
 cdef int vec_step = P1305X_VEC_STEP_BLOCKS
 
 
@@ -78,13 +77,24 @@ def vec_step_blocks():
 
 
 def _set_vec_step_blocks(int n):
-    """4-block steps (4) or the build's own (5 on x86-64): set by the
-    dispatcher for this CPU, and by the tests, so that both shapes are tested
-    on any CPU."""
+    """4-block steps (4) or the build's own (5 on x86-64): set by _tune for
+    this CPU, and by the tests, so that both shapes are tested on any CPU."""
     global vec_step
     if n != 4 and n != P1305X_VEC_STEP_BLOCKS:
         raise ValueError(f"step must be 4 or {P1305X_VEC_STEP_BLOCKS}")
     vec_step = n
+
+
+def _tune(features):
+    """This CPU's step, from the dispatcher's CPU probe (``features``: the
+    names it found, the one place the CPU is read).  On x86-64 the 4 + 1 step
+    is taken only where the scalar block runs beside the vector code: on CPUs
+    with AVX2 (Haswell and later, Zen), which have integer ports of their own
+    and dispatch width to spare.  Older and smaller cores (Nehalem to Ivy
+    Bridge, Atom, Jaguar) issue integer and vector work through the same few
+    ports, and keep 4-block steps (docs/backends.md)."""
+    if vec_step == 5 and "avx2" not in features:
+        _set_vec_step_blocks(4)
 
 
 #: True when the base-2^64 loop has a native 64x64->128 multiply.

@@ -1,9 +1,11 @@
 """The backends, as plain data: the one list that says which kernels exist.
 
-Read without importing the package by setup.py (which modules to build, with
-which flags, after which compile probe, unless which switch is set), the
-noxfile (which instructions each module of a wheel may hold), .ci/aarch64.sh
-and the aarch64 wheel test (which backends a build without x86 modules has);
+Read without importing the package by setup.py (which modules to build, for
+which target, with which flags, after which compile probe, unless which
+switch is set), tests/ct/check_report.py (whose constant-time findings are
+poly1305x's), the
+noxfile, .ci/wheel_audit.py (which instructions each module of a wheel may
+hold, for CI and the noxfile), .ci/aarch64.sh and the aarch64 wheel test (which backends a build without x86 modules has);
 imported by the dispatcher (poly1305x._core._dispatch: ranking, CPU features,
 module and table names) and the tests.  Nothing but literals here: readers
 exec this file or import it, and it imports nothing.
@@ -25,11 +27,32 @@ Each entry:
               (test-only modules), or None
   emulated    a test-only backend: never chosen by default, not in
               backends(), selectable by name
-  int128      its speed depends on a 64x64->128 multiply: where the compiler
-              has none, the next backend (its 26-bit twin) ranks before it
+  int128_twin the name of the backend that ranks before this one where the
+              compiler has no 64x64->128 multiply (this one's speed depends
+              on it; the twin computes in 26-bit limbs), or None
 
 Order is rank: best first.  Adding a backend: its kernel files, one entry
 here, and docs (docs/architecture.md has the checklist).
+
+POWERS: the per-key cache of powers of r in poly1305_state.powers
+(_kernels/_kernel.pxd): one region and one powers_ready bit per vector
+Poly1305 kernel that keeps powers, so a state driven by one kernel never reads
+another kernel's layout.  {region: words}, in layout order; setup.py makes
+the C and Cython map from it at build time (P1305X_<REGION>_POWERS, its
+offset; P1305X_<REGION>_POWERS_LEN; P1305X_<REGION>_READY, its bit; and
+P1305X_POWERS_END), and _kernels/_powers.h checks at compile time that it
+fits.  The layouts themselves are described where they are filled.
+  AVX2   radix 2^26: r^1..r^8, five limbs each, limb-major (_poly1305_avx2.pxi)
+  IFMA   AVX-512 IFMA, radix 2^44: r^1..r^16, three limbs each, limb-major
+         (_poly1305_avx512.pxi)
+  N2     NEON, radix 2^26: (r^2, r^1) and (r^4, r^3), five limb pairs each
+         (_poly1305_neon.pxi)
+  F16    AVX-512F (no IFMA), radix 2^26: r^16, five limbs; r^1..r^8 are the AVX2
+         region's (the same code fills them) (_poly1305_avx512f.pxi)
+
+ENGINE_MODULES: the compiled modules above the kernels (the dispatcher, the
+engine, the SSH framing, the kernel test hooks), built for every target with
+no ISA flag and imported on every CPU.
 
 FEATURES: each CPU feature a backend may name, and where the dispatcher's probe
 (poly1305x._core._dispatch._probe, on the queries of _kernels/_cpu.h) reads it.
@@ -50,6 +73,11 @@ A name the probe finds is in poly1305x.cpu_features().
               systems: absent).  NEON/ASIMD, the AArch64 baseline, needs no
               entry: the portable kernels use it unconditionally there
 """
+
+POWERS = {"AVX2": 8 * 5, "IFMA": 16 * 3, "N2": 2 * 5, "F16": 5}
+
+ENGINE_MODULES = ("poly1305x._core._dispatch", "poly1305x._core._engine", "poly1305x.openssh._ssh",
+                  "poly1305x._core._testing")
 
 FEATURES = {
     "avx2": {"arch": "x86", "cpuid": (7, 0, "ebx", 5), "xcr0": 0x06},
@@ -80,50 +108,50 @@ BACKENDS = (
      "module": "poly1305x._kernels._x86_avx512", "table": "avx512", "target": "x86_64",
      "cflags": ("-mavx2", "-mavx512f", "-mavx512vl", "-mavx512ifma"), "msvc": ("/arch:AVX512",),
      "isa": "avx512", "probe": _AVX512_PROBE, "switch": "POLY1305X_NO_AVX512", "opt_in": None,
-     "emulated": False, "int128": False},
+     "emulated": False, "int128_twin": None},
     # AVX-512 without IFMA (Skylake-SP, Cascade Lake): radix-2^26 Poly1305 on
     # vpmuludq zmm; built without -mavx512ifma, so its module holds no IFMA
     {"name": "avx512f", "features": ("avx512f", "avx512vl"),
      "module": "poly1305x._kernels._x86_avx512f", "table": "avx512f", "target": "x86_64",
      "cflags": ("-mavx2", "-mavx512f", "-mavx512vl"), "msvc": ("/arch:AVX512",),
      "isa": "avx512", "probe": _AVX512F_PROBE, "switch": "POLY1305X_NO_AVX512", "opt_in": None,
-     "emulated": False, "int128": False},
+     "emulated": False, "int128_twin": None},
     {"name": "avx2", "features": ("avx2",),
      "module": "poly1305x._kernels._x86_avx2", "table": "avx2", "target": "x86_64",
      "cflags": ("-mavx2",), "msvc": ("/arch:AVX2",),
      "isa": "avx2", "probe": _AVX2_PROBE, "switch": "POLY1305X_NO_AVX2", "opt_in": None,
-     "emulated": False, "int128": False},
+     "emulated": False, "int128_twin": None},
     {"name": "portable", "features": (),
      "module": "poly1305x._kernels._portable", "table": "portable", "target": None,
      "cflags": (), "msvc": (), "isa": "baseline", "probe": None, "switch": None, "opt_in": None,
-     "emulated": False, "int128": True},
+     "emulated": False, "int128_twin": "portable26"},
     {"name": "portable26", "features": (),
      "module": "poly1305x._kernels._portable", "table": "portable26", "target": None,
      "cflags": (), "msvc": (), "isa": "baseline", "probe": None, "switch": None, "opt_in": None,
-     "emulated": False, "int128": False},
+     "emulated": False, "int128_twin": None},
     # no vector code at all: the reference the self-test checks the others against
     {"name": "scalar", "features": (),
      "module": "poly1305x._kernels._portable", "table": "scalar", "target": None,
      "cflags": (), "msvc": (), "isa": "baseline", "probe": None, "switch": None, "opt_in": None,
-     "emulated": False, "int128": False},
+     "emulated": False, "int128_twin": None},
     # the AVX-512 kernels compiled against SIMDe (Debian: libsimde-dev), to check
     # them on CPUs without AVX-512; never in a release wheel
     {"name": "avx512-emu", "features": ("avx2",),
      "module": "poly1305x._kernels._x86_avx512_emu", "table": "avx512", "target": "x86_64",
      "cflags": ("-mavx2", "-DPOLY1305X_SIMDE"), "msvc": ("/arch:AVX2", "/DPOLY1305X_SIMDE"),
      "isa": "avx2", "probe": _SIMDE_PROBE, "switch": None, "opt_in": "POLY1305X_SIMDE",
-     "emulated": True, "int128": False},
+     "emulated": True, "int128_twin": None},
     # the same for the AVX-512F (no IFMA) kernels
     {"name": "avx512f-emu", "features": ("avx2",),
      "module": "poly1305x._kernels._x86_avx512f_emu", "table": "avx512f", "target": "x86_64",
      "cflags": ("-mavx2", "-DPOLY1305X_SIMDE"), "msvc": ("/arch:AVX2", "/DPOLY1305X_SIMDE"),
      "isa": "avx2", "probe": _SIMDE_PROBE, "switch": None, "opt_in": "POLY1305X_SIMDE",
-     "emulated": True, "int128": False},
+     "emulated": True, "int128_twin": None},
     # portable's NEON Poly1305 kernels (aarch64) compiled against SIMDe's NEON,
     # to check them on x86-64 hosts; never in a release wheel
     {"name": "neon-emu", "features": (),
      "module": "poly1305x._kernels._neon_emu", "table": "neon-emu", "target": "x86_64",
      "cflags": ("-DPOLY1305X_NEON_SIMDE",), "msvc": ("/DPOLY1305X_NEON_SIMDE",),
      "isa": "baseline", "probe": _SIMDE_NEON_PROBE, "switch": None, "opt_in": "POLY1305X_SIMDE",
-     "emulated": True, "int128": False},
+     "emulated": True, "int128_twin": None},
 )

@@ -7,8 +7,9 @@ they are asked for, and a missing one is skipped.
 
 * ``CASES`` / ``measure()`` / ``run_bench()``: what is benchmarked, shared with
   the pytest-benchmark suite in ``benchmarks/`` so both measure the same calls.
-* ``format_table()`` / ``plot()``: the Markdown table and the throughput plot,
-  shared with ``benchmarks/report.py``.
+* ``format_table()``: the Markdown table, shared with ``benchmarks/report.py``
+  (the figures are ``_plot.plot()``'s: _plot imports this module, never the
+  other way round).
 """
 import datetime
 import gc
@@ -19,7 +20,6 @@ import time
 from contextlib import contextmanager
 
 import poly1305x
-from poly1305x._tools import _bench_batch as _bb
 from poly1305x._tools import _floor, _report
 # What is benchmarked (re-exported: the command line and benchmarks/ use them
 # through this module); the self-test's backend switch, also benchmarks/'.
@@ -39,7 +39,7 @@ from poly1305x._tools._selftest import using_backend  # noqa: F401
 LIBRARIES = ("poly1305x", "cryptography", "pycryptodome", "pynacl")
 _PROBE = {"poly1305x": "poly1305x", "cryptography": "cryptography",
           "pycryptodome": "Crypto", "pynacl": "nacl", "pyhpke": "pyhpke",
-          "asyncssh": "asyncssh", "noiseprotocol": "noise"}
+          "asyncssh": "asyncssh", "noiseprotocol": "noise", "aioquic": "aioquic"}
 
 
 def library_version(library):
@@ -287,12 +287,4 @@ def format_table(rows, time_label="best time/call", mark=None):
                                    + (mark(r, p) if mark else "") for p in peers) or "(no peer)"
             lines.append(f"| {op} | {_report.size_text(size)} | {series_label(r)} | "
                          f"{_fmt_time(r['seconds'])} | {size / r['seconds'] / 1e9:.3f} | {ratios} |")
-    return "\n".join(lines) + _floor.format_summary(rows) + _bb.format_summary(rows)
-
-
-def plot(rows, path, env=None):
-    """One throughput figure per operation next to ``path`` (``FILE.png`` ->
-    ``FILE-<operation>.png``); returns the paths written.  Drawn by
-    ``poly1305x._tools._plot``; needs matplotlib."""
-    from . import _plot
-    return _plot.plot(rows, path, env)
+    return "\n".join(lines) + _floor.format_summary(rows) + _report.batch_summary(rows)

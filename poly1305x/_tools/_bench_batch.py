@@ -147,38 +147,3 @@ def cases(case):
                  variant="loop of encrypt"),
         ]
     return out
-
-
-def _rate(seconds):
-    """Messages per second: M (millions), or k below 0.01 M (the long rows)."""
-    if not seconds:
-        return "-"
-    if seconds > 1e-4:
-        return f"{1 / seconds / 1e3:.2f} k"
-    return f"{1 / seconds / 1e6:.2f} M"
-
-
-def format_summary(rows):
-    """Messages per second of each batch row, and encrypt_many's ratio to
-    the two loops of the same run ("" when there are no batch rows)."""
-    from poly1305x._tools._report import size_text    # _report imports this module's users
-    got = {}
-    for r in rows:
-        if r["operation"].startswith("aead-batch-N"):
-            who = "batch" if r["variant"] == "encrypt_many" else r["library"]
-            got[(int(r["operation"][12:]), r["size"], r.get("backend"), who)] = r["seconds"]
-    keys = sorted({k[:3] for k in got if k[3] == "batch"}, key=lambda k: (k[2] or "", k[1], k[0]))
-    if not keys:
-        return ""
-    lines = ["", "", "Batch rows (messages per second; encrypt_many against the loops):", "",
-             "| backend | size | N | encrypt_many | loop of encrypt | loop of cryptography "
-             "| vs our loop | vs cryptography |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for count, size, backend in keys:
-        mine = got[(count, size, backend, "batch")]
-        ours = got.get((count, size, backend, "poly1305x"))
-        peer = got.get((count, size, None, "cryptography"))
-        cells = [_rate(t) for t in (mine, ours, peer)]
-        ratios = [f"{t / mine:.2f}×" if t else "-" for t in (ours, peer)]
-        lines.append(f"| {backend} | {size_text(size)} | {count} | " + " | ".join(cells + ratios) + " |")
-    return "\n".join(lines)

@@ -7,6 +7,7 @@ import re
 from functools import partial
 from poly1305x._tools import _bench_batch as _bb
 from poly1305x._tools import _floor
+from poly1305x._tools import _bench_clients as _bc
 
 KiB = 1024
 MiB = 1024 * 1024
@@ -296,15 +297,19 @@ CASES = [
 ]
 CASES += _floor.cases(Case)
 CASES += _bb.cases(Case)
+# The client rows (_bench_clients.py): HAP and ESPHome frames, an aioquic packet.
+CLIENT_OPERATIONS = _bc.OPERATIONS
+CASES += _bc.cases(Case)
 
 # Operations whose sizes are their own (not the 64 B .. 1 MiB ladder)
 FIXED_SIZES = (("hpke-seal", "hpke-key-seal", "ssh-packet-seal") + tuple(FLOOR_OPERATIONS)
-               + tuple(_bb.OPERATIONS))
+               + tuple(_bb.OPERATIONS) + tuple(_bc.OPERATIONS))
 
 # What ``python -m poly1305x bench`` measures with no --operation: every
 # one-call operation, the floor rows, then the batch rows (N = 1, 16, 64, 256 and the Noise
 # consumer; about 25 s of a run of a few minutes).
-BENCH_OPERATIONS = tuple(OPERATIONS) + tuple(FLOOR_OPERATIONS) + tuple(BATCH_OPERATIONS)
+BENCH_OPERATIONS = (tuple(OPERATIONS) + tuple(FLOOR_OPERATIONS) + tuple(BATCH_OPERATIONS)
+                    + tuple(CLIENT_OPERATIONS))
 
 # The quick default of ``python -m poly1305x``: the two one-shot operations.
 QUICK_OPERATIONS = ("poly1305", "aead", "aead-new")

@@ -1,8 +1,11 @@
 """The figures the README and the docs quote, written from one bench run.
 
     python -m poly1305x bench --json docs/_static/benchmark.json --plot docs/_static/benchmark.png
-    python -m poly1305x._tools._figures docs/_static/benchmark.json          # rewrite the pages
-    python -m poly1305x._tools._figures --check docs/_static/benchmark.json  # exit 1 if stale
+    python -m poly1305x bench --cpu-class ifma --cpu-class noifma --cpu-class avx2 \
+        --json docs/_static/cpu-classes.json
+    python -m poly1305x._tools._figures docs/_static/benchmark.json \
+        --classes docs/_static/cpu-classes.json                            # rewrite the pages
+    (--check: only compare, exit 1 if stale)
 
 Each quoted block sits between ``<!-- figures:NAME begin -->`` and
 ``<!-- figures:NAME end -->`` in a page, and is made here from the run's
@@ -16,10 +19,10 @@ import sys
 import textwrap
 from pathlib import Path
 
-from poly1305x._tools._report import size_text
+from poly1305x._tools._report import batch_summary, size_text
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = ("README.md", "docs/index.md", "docs/performance.md")
+PAGES = ("README.md", "docs/index.md", "docs/performance.md", "docs/batch.md")
 _BLOCK = re.compile(r"(<!-- figures:(?P<name>[\w-]+) begin -->\n)(?P<body>.*?)"
                     r"(<!-- figures:(?P=name) end -->)", re.S)
 KiB, MiB = 1024, 1 << 20
@@ -44,6 +47,7 @@ SUMMARY = (
      "aead-batch-N64", "encrypt_many", "cryptography", (64, KiB)),
 )
 SHORT = (0, 1, 3, 4)          # the rows docs/index.md quotes
+OPTIONAL = {"cpu-classes"}    # blocks made from a second run (--classes)
 
 
 def _find(rows, op, size, library, variant=None, backend=None):
@@ -105,10 +109,31 @@ def summary(doc, which=None):
     return "\n".join(lines)
 
 
-def blocks(doc):
-    """What each named block holds."""
+def classes_table(classes):
+    """The --cpu-class run: a row per class and operation, a column per size,
+    the speed ratio ours / cryptography in each cell."""
+    from poly1305x._tools import _cpu_class
+    sizes = sorted({k[1] for d in classes.values() for k in _cpu_class.ratios(d["results"])})
+    lines = ["| CPU class (how reproduced) | operation | " + " | ".join(map(size_text, sizes))
+             + " |", "|---|---|" + "---:|" * len(sizes)]
+    for cls, d in classes.items():
+        got, env = _cpu_class.ratios(d["results"]), d["environment"]
+        how = (f"`{env['backend']}`, OpenSSL " +
+               (f"`{env['openssl_ia32cap']}`" if env.get("openssl_ia32cap") else "as is"))
+        for op in _cpu_class.OPERATIONS:
+            cells = [f"{got[(op, n)]:.2f}×" if (op, n) in got else "–" for n in sizes]
+            lines.append(f"| {_cpu_class.CLASSES[cls][0]} ({how}) | {op} | "
+                         + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def blocks(doc, classes=None):
+    """What each named block holds (``classes``: the --cpu-class run's JSON)."""
     env = doc["environment"]
-    return {
+    extra = {"cpu-classes": classes_table(classes["classes"])} if classes else {}
+    batch = batch_summary(doc["results"]).strip().split("\n")
+    return {**extra,
+        "batch": "\n".join(line for line in batch if line.startswith("|")),
         "intro": textwrap.fill(intro(env), 78, break_on_hyphens=False, break_long_words=False),
         "machine": textwrap.fill(f"* **Machine**: {machine(env)}; commit "
                                  f"`{env.get('commit') or '?'}`, run on {env.get('date', '?')[:10]}.",
@@ -118,10 +143,29 @@ def blocks(doc):
     }
 
 
+TABLE = "docs/_static/benchmark-table.md"     # the performance page's full table
+
+
+def table_text(doc):
+    """The full table of the run (_bench.format_table) under two lines that
+    name the machine, the commit and the versions, as the page includes it."""
+    from poly1305x._tools import _bench
+    env, v = doc["environment"], doc["environment"].get("versions", {})
+    peers = ", ".join(f"{lib} {v[lib]}" for lib in ("cryptography", "pycryptodome", "pynacl")
+                      if v.get(lib))
+    return (f"{machine(env)}, {env.get('date', '?')}\n"
+            f"poly1305x {v.get('poly1305x', '?')} (commit `{env.get('commit') or '?'}`), "
+            f"{peers}\n\nBest of {doc.get('repeats', '?')} batches, time per call. "
+            "\"2.5× cryptography\": poly1305x does the call 2.5 times as fast as cryptography "
+            "(below 1: slower).\n\n" + _bench.format_table(doc["results"]) + "\n")
+
+
 def render(text, made):
     """text with every figures block replaced by what ``made`` holds."""
     def sub(m):
         if m["name"] not in made:
+            if m["name"] in OPTIONAL:
+                return m.group(0)            # that run was not given: left as it is
             raise KeyError(f"unknown figures block {m['name']!r}")
         return m.group(1) + made[m["name"]].rstrip("\n") + "\n" + m.group(4)
     return _BLOCK.sub(sub, text)
@@ -132,11 +176,24 @@ def main(argv=None):
                                 description="write (or --check) the figures blocks of the "
                                             "README and the docs from a bench JSON file")
     p.add_argument("json", help="the file `python -m poly1305x bench --json FILE` wrote")
+    p.add_argument("--classes", metavar="FILE",
+                   help="the file `bench --cpu-class ... --json FILE` wrote")
     p.add_argument("--check", action="store_true", help="only compare; exit 1 if stale")
     args = p.parse_args(argv)
+    classes = None
+    if args.classes:
+        with open(args.classes) as f:
+            classes = json.load(f)
     with open(args.json) as f:
-        made = blocks(json.load(f))
+        made = blocks(json.load(f), classes)
     stale = []
+    table = ROOT / TABLE
+    with open(args.json) as f:
+        want = table_text(json.load(f))
+    if not table.exists() or table.read_text(encoding="utf-8") != want:
+        stale.append(TABLE)
+        if not args.check:
+            table.write_text(want, encoding="utf-8")
     for page in PAGES:
         path = ROOT / page
         old = path.read_text(encoding="utf-8")
@@ -149,7 +206,7 @@ def main(argv=None):
         print(f"stale figures in {', '.join(stale)}: run python -m poly1305x._tools._figures "
               f"{args.json}", file=sys.stderr)
         return 1
-    print(f"{'checked' if args.check else 'wrote'} {len(PAGES)} pages"
+    print(f"{'checked' if args.check else 'wrote'} {len(PAGES)} pages and the table"
           + (f" ({', '.join(stale)} changed)" if stale and not args.check else ""))
     return 0
 

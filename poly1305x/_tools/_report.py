@@ -22,6 +22,9 @@ SHORT_NAMES = {
     "hpke-key-seal": "an HPKE AEAD key object's seal() of 100 B",
     "ssh-packet-seal": "one chacha20-poly1305@openssh.com packet sealed",
     "floor": "one short encrypt against the floor: a C call with no cryptography",
+    "hap-frame": "a HAP frame through cryptography's class, install('cryptography') on/off",
+    "esphome-frame": "an ESPHome Noise frame through cryptography's class, installed or not",
+    "aioquic-packet": "an aioquic 1,200-byte packet protected, use_with_aioquic() on/off",
 }
 
 #: The peers, always in this order (a column each, when measured).
@@ -186,4 +189,38 @@ def verdict(rows, passed, total, width=None):
         if len(text) > width:
             text = f"  {op}\n" + "\n".join(f"      {p}" for p in parts)
         lines.append(text)
+    return "\n".join(lines)
+
+
+def _rate(seconds):
+    """Messages per second: M (millions), or k below 0.01 M (the long rows)."""
+    if not seconds:
+        return "-"
+    if seconds > 1e-4:
+        return f"{1 / seconds / 1e3:.2f} k"
+    return f"{1 / seconds / 1e6:.2f} M"
+
+
+def batch_summary(rows):
+    """Messages per second of each batch row, and encrypt_many's ratio to
+    the two loops of the same run ("" when there are no batch rows)."""
+    got = {}
+    for r in rows:
+        if r["operation"].startswith("aead-batch-N"):
+            who = "batch" if r["variant"] == "encrypt_many" else r["library"]
+            got[(int(r["operation"][12:]), r["size"], r.get("backend"), who)] = r["seconds"]
+    keys = sorted({k[:3] for k in got if k[3] == "batch"}, key=lambda k: (k[2] or "", k[1], k[0]))
+    if not keys:
+        return ""
+    lines = ["", "", "Batch rows (messages per second; encrypt_many against the loops):", "",
+             "| backend | size | N | encrypt_many | loop of encrypt | loop of cryptography "
+             "| vs our loop | vs cryptography |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for count, size, backend in keys:
+        mine = got[(count, size, backend, "batch")]
+        ours = got.get((count, size, backend, "poly1305x"))
+        peer = got.get((count, size, None, "cryptography"))
+        cells = [_rate(t) for t in (mine, ours, peer)]
+        ratios = [f"{t / mine:.2f}×" if t else "-" for t in (ours, peer)]
+        lines.append(f"| {backend} | {size_text(size)} | {count} | " + " | ".join(cells + ratios) + " |")
     return "\n".join(lines)

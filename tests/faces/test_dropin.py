@@ -1,4 +1,4 @@
-"""The drop-in line and the last differences from the peers (issue 18).
+"""The drop-in line and the last differences from the peers.
 
 * ``Poly1305.new(key=, cipher=ChaCha20, nonce=, data=)`` with pycryptodome's
   or pycryptodomex's own ChaCha20 module, as code that changed only its
@@ -29,6 +29,7 @@ from poly1305x import ChaCha20, ChaCha20_Poly1305, Poly1305
 from poly1305x._core import _engine
 from poly1305x.aead import ChaCha20Poly1305, XChaCha20Poly1305
 from poly1305x.mac import Poly1305 as MacPoly1305
+from tests.support.helpers import strided
 
 CHACHA20_MODULES = [ChaCha20, CryptoChaCha20, DomeChaCha20]
 MODULE_IDS = ["poly1305x", "Crypto", "Cryptodome"]
@@ -38,11 +39,6 @@ N12 = bytes(range(100, 112))
 N8 = N12[:8]
 
 
-def strided(n, writable=False):
-    """A non-contiguous memoryview of n bytes."""
-    base = bytearray(range(256)) * ((2 * n) // 256 + 1)
-    view = memoryview(base if writable else bytes(base))[::2]
-    return view[:n]
 
 
 def outcome(fn, *args):

@@ -268,6 +268,12 @@ def test_sitecustomize_recipe_from_the_docs(tmp_path):
     assert _run(code, {**path, "POLY1305X_INSTALL": "1"}).split() == [
         "poly1305x.ChaCha20", "poly1305x._core._engine"]
     assert _run(code, path).split() == ["Crypto.Cipher.ChaCha20", "Crypto.Cipher.ChaCha20"]
+    cg = """
+        from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+        print(ChaCha20Poly1305.__module__)
+    """
+    assert _run(cg, {**path, "POLY1305X_INSTALL": "cryptography"}).split() == [
+        "poly1305x._install_cryptography"]
 
 
 def test_without_pycryptodome():

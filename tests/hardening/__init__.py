@@ -1,1 +1,1 @@
-"""Hardening tests (issue 15 and after): buffers, fork, huge lengths, numpy, objects, threads."""
+"""Hardening tests: buffers, fork, huge lengths, numpy, objects, threads."""

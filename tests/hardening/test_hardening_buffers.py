@@ -345,7 +345,7 @@ def test_fuzz_corpus_replays_clean(target):
 
 
 # ---------------------------------------------------------------------------
-# Inputs changed by another thread during a call (issue 15, item 6): each
+# Inputs changed by another thread during a call: each
 # ciphertext byte is read once, so a decryption that succeeds returns the
 # plaintext of exactly the bytes its tag covered.  Before, the MAC and the
 # XOR read the buffer separately: 40 of 3,000 decryptions of a 1 MiB

@@ -1,4 +1,4 @@
-"""Hardening: fork() (issue 15, item 12).  A child forked while another thread
+"""Hardening: fork().  A child forked while another thread
 of the parent was inside a call on an object must find that object usable
 (the call is not running in the child), and a child forked while
 set_backend()'s lock was held must not deadlock.  Each case runs in a fresh

@@ -168,7 +168,7 @@ class IndexOnly:
 
 
 def test_seek_uses_the_integer_value_only(backend):
-    """Issue 15, item 4: an int subclass whose __divmod__ returned
+    """An int subclass whose __divmod__ returned
     (0xFFFFFFFF, 100) set an in-block offset of 100 and let 256 bytes 'past the
     end' repeat blocks 0-3."""
     key, nonce = bytes(range(32)), bytes(range(12))

@@ -1,4 +1,4 @@
-"""Hardening: the exception classes of refused buffers (issue 25), numpy
+"""Hardening: the exception classes of refused buffers, numpy
 arrays as well as memoryviews.  A non-contiguous input or output is a
 BufferError for cryptography's face and a TypeError for pycryptodome's
 (NotContiguousError is both); a read-only output is a TypeError on both.
@@ -18,15 +18,11 @@ from Crypto.Cipher import ChaCha20_Poly1305 as PcdChaCha20Poly1305
 from Crypto.Hash import Poly1305 as PcdPoly1305
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305 as CryptoAEAD
 from cryptography.hazmat.primitives.poly1305 import Poly1305 as CryptoPoly1305
+from tests.support.helpers import strided
 
 K, N = bytes(range(32)), bytes(12)
 
 
-def strided(kind, n):
-    """n bytes, not C-contiguous (every other byte of a 2n-byte buffer)."""
-    if kind == "numpy":
-        return np.zeros(2 * n, dtype=np.uint8)[::2]
-    return memoryview(bytearray(2 * n))[::2]
 
 
 def read_only(kind, n):
@@ -97,8 +93,8 @@ def check(ours, theirs, face):
 @pytest.mark.parametrize("name,face,call,mods", INPUTS, ids=[c[0] for c in INPUTS])
 def test_non_contiguous_input(backend, kind, name, face, call, mods):
     ours, theirs = mods
-    check(raised(lambda: call(ours, strided(kind, 48))),
-          raised(lambda: call(theirs, strided(kind, 48))), face)
+    check(raised(lambda: call(ours, strided(48, True, kind))),
+          raised(lambda: call(theirs, strided(48, True, kind))), face)
 
 
 @pytest.mark.parametrize("kind", ["numpy", "memoryview"])
@@ -115,8 +111,8 @@ def test_read_only_output(backend, kind, name, face, call, n, mods):
 @pytest.mark.parametrize("name,face,call,n,mods", OUTPUTS, ids=[c[0] for c in OUTPUTS])
 def test_non_contiguous_output(backend, kind, name, face, call, n, mods):
     ours, theirs = mods
-    check(raised(lambda: call(ours, strided(kind, n))),
-          raised(lambda: call(theirs, strided(kind, n))), face)
+    check(raised(lambda: call(ours, strided(n, True, kind))),
+          raised(lambda: call(theirs, strided(n, True, kind))), face)
 
 
 def test_contiguous_numpy_still_works(backend):

@@ -76,7 +76,7 @@ def test_mac_key_wiped_at_finalize():
 
 
 # ---------------------------------------------------------------------------
-# Objects that never went through __init__ (issue 15, item 2): every method
+# Objects that never went through __init__: every method
 # refuses them with a RuntimeError; before, the NULL kernel table crashed the
 # interpreter, so the calls run in a subprocess.
 # ---------------------------------------------------------------------------

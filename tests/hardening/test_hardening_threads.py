@@ -297,7 +297,7 @@ def test_shared_stateful_mixed_methods():
 
 
 # ---------------------------------------------------------------------------
-# A refused call changes nothing (issue 15, item 7): the busy check comes
+# A refused call changes nothing: the busy check comes
 # before the state machine moves.
 # ---------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """use_with_asyncssh: poly1305x's Encryption class behaves as asyncssh's own
-``ChachaEncryption`` on every input (issue 26), side by side on the same
+``ChachaEncryption`` on every input, side by side on the same
 inputs: the arguments asyncssh's connection and its test suite pass, the
 header/packet/MAC boundary, packet lengths 0-8 as asyncssh's receive loop
 slices them, and a key file whose private-section length was moved 3 bytes

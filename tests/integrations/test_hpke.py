@@ -3,6 +3,7 @@
 import doctest
 import json
 import os
+import sys
 
 import pytest
 
@@ -269,7 +270,7 @@ def test_pyhpke_interop_and_restore(suite, spy):
 
 
 def test_pyhpke_switch_from_many_threads(suite):
-    """use_with_pyhpke(True/False) from 8 threads at once (issue 21): the swap
+    """use_with_pyhpke(True/False) from 8 threads at once: the swap
     is one locked step, so pyhpke's own class is never lost (an unlocked
     enable racing an enable would record ours as the original)."""
     import sys
@@ -320,6 +321,8 @@ def test_pyhpke_missing(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_pyhpke)
+    # as in a process that never had pyhpke: its side is not loaded either
+    monkeypatch.delitem(sys.modules, "poly1305x._pyhpke_peer", raising=False)
     with pytest.raises(ImportError, match=r"pip install -e '\.\[hpke\]'.*'pyhpke>="):
         hpke.use_with_pyhpke()
 
@@ -336,7 +339,7 @@ def test_seq_must_be_an_integer():
     assert ctx.seq == 7 and ctx.compute_nonce(7) == (int.from_bytes(BASE, "big") ^ 7).to_bytes(12, "big")
 
 
-# -- issue 15 item 5: a Context is never copied, its nonce is bytes-like -------
+# -- a Context is never copied, its nonce is bytes-like -------
 
 @pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle", "reduce_ex"])
 def test_context_refuses_copying(how):

@@ -1,4 +1,4 @@
-"""HPKE contexts shared between threads (issue 25): every seal claims its
+"""HPKE contexts shared between threads: every seal claims its
 sequence number before it encrypts, so N concurrent seals use N distinct
 nonces and leave seq at N; opens run one at a time and a failed one does not
 consume its number (RFC 9180 section 5.2, as rfc9180).  Messages are 16 KiB,

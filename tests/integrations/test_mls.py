@@ -34,6 +34,7 @@ from rfc9420.protocol.secret_tree import SecretTree
 from rfc9180.exceptions import OpenError
 from cryptography.exceptions import InvalidTag as CryptographyInvalidTag
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from tests.support.helpers import h as _h
 
 VECTORS = json.load(open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "vectors",
                                       "mls_chacha20poly1305.json")))
@@ -169,8 +170,6 @@ def test_hpke_both_ways(suite, counting):
 
 # -- RFC 9420 test vectors ----------------------------------------------------
 
-def _h(x):
-    return bytes.fromhex(x)
 
 
 @pytest.mark.parametrize("vec", VECTORS["crypto_basics"], ids=lambda v: f"suite{v['cipher_suite']}")

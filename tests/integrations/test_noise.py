@@ -12,6 +12,7 @@
 import builtins
 import json
 import os
+import sys
 
 import pytest
 
@@ -225,6 +226,8 @@ def test_without_noiseprotocol(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_noise)
+    # as in a process that never had noiseprotocol: its side is not loaded either
+    monkeypatch.delitem(sys.modules, "poly1305x._noise_peer", raising=False)
     for call in (pnoise.backend, pnoise.use_with_noiseprotocol):
         with pytest.raises(ImportError, match=r"pip install -e '\.\[noise\]'.*'noiseprotocol>="):
             call()

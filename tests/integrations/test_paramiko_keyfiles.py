@@ -1,5 +1,5 @@
 """use_with_paramiko and damaged or hostile key files encrypted with
-chacha20-poly1305@openssh.com (issue 26): the exception plain paramiko
+chacha20-poly1305@openssh.com: the exception plain paramiko
 gives (SSHException), at once; bcrypt never run past poly1305x's rounds cap
 (before: rounds = 2**32-1 hung paramiko's own Ed25519 parser); a linear
 search for the key (before: 216 KB of BEGIN lines took 5 s); and

@@ -28,14 +28,13 @@ from rfc9180 import AEADID, HPKE, KDFID, KEMID
 from rfc9180.constants import HPKEMode
 from rfc9180.exceptions import OpenError
 from rfc9180.primitives.aead import AEADBase
+from tests.support.helpers import h as _h
 
 VECTORS = json.load(open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "vectors",
                                       "rfc9180_chacha20poly1305_setup.json")))["vectors"]
 CURVES = {0x10: "P-256", 0x11: "P-384", 0x12: "P-521", 0x20: "X25519", 0x21: "X448"}
 
 
-def _h(x):
-    return bytes.fromhex(x)
 
 
 def _vid(v):

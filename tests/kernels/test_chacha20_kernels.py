@@ -1,8 +1,8 @@
-"""The ChaCha20 loops of every backend, called directly through the dispatcher's
-test hooks (no engine in between):
+"""The ChaCha20 loops of every backend, called directly through the test hooks
+(poly1305x._core._testing; no engine in between):
 
-* ``_dispatch.kernel_chacha20``: the bare key stream (src NULL);
-* ``_dispatch.kernel_chacha20_xor``: XOR into data, out of place (src != dst),
+* ``_testing.kernel_chacha20``: the bare key stream (src NULL);
+* ``_testing.kernel_chacha20_xor``: XOR into data, out of place (src != dst),
   in place (src == dst), and split into two calls on one state (the kernel
   must store the advanced counter back).
 
@@ -18,7 +18,7 @@ import pytest
 
 import poly1305x
 from tests.support import reference
-from poly1305x._core import _dispatch
+from poly1305x._core import _dispatch, _testing
 from poly1305x._kernels._vectors import CHACHA20_2_4_2, CHACHA20_BLOCK_2_3_2
 
 import cryptography  # noqa: E402
@@ -76,13 +76,13 @@ RFC_232_BLOCK = CHACHA20_BLOCK_2_3_2["block"]
 
 
 def test_rfc8439_2_3_2_block(name):
-    assert _dispatch.kernel_chacha20(name, RFC_KEY, RFC_232_NONCE, 1, 1) == RFC_232_BLOCK
+    assert _testing.kernel_chacha20(name, RFC_KEY, RFC_232_NONCE, 1, 1) == RFC_232_BLOCK
 
 
 @pytest.mark.parametrize("in_place", [False, True])
 def test_rfc8439_2_4_2_encryption(name, in_place):
     padded = RFC_242_PT + bytes(-len(RFC_242_PT) % 64)
-    out = _dispatch.kernel_chacha20_xor(name, RFC_KEY, RFC_242_NONCE, padded, 1, in_place)
+    out = _testing.kernel_chacha20_xor(name, RFC_KEY, RFC_242_NONCE, padded, 1, in_place)
     assert out[:len(RFC_242_PT)] == RFC_242_CT
 
 
@@ -95,7 +95,7 @@ def test_key_stream_every_count(name):
         key = rng.randbytes(32)
         nonce = rng.randbytes(12)
         ctr = rng.randrange(0, 2**31)
-        if _dispatch.kernel_chacha20(name, key, nonce, n, ctr) != openssl_stream(key, nonce, ctr, 64 * n):
+        if _testing.kernel_chacha20(name, key, nonce, n, ctr) != openssl_stream(key, nonce, ctr, 64 * n):
             bad.append(n)
     assert bad == []
 
@@ -110,7 +110,7 @@ def test_xor_every_count(name, in_place):
         ctr = rng.randrange(0, 2**31)
         data = rng.randbytes(64 * n)
         want = xor(data, openssl_stream(key, nonce, ctr, 64 * n))
-        got = _dispatch.kernel_chacha20_xor(name, key, nonce, data, ctr, in_place)
+        got = _testing.kernel_chacha20_xor(name, key, nonce, data, ctr, in_place)
         if got != want:
             bad.append(n)
     assert bad == []
@@ -120,9 +120,9 @@ def test_xor_is_an_involution_in_place(name):
     rng = random.Random(99)
     key, nonce = rng.randbytes(32), rng.randbytes(12)
     data = rng.randbytes(64 * 37)
-    once = _dispatch.kernel_chacha20_xor(name, key, nonce, data, 5, True)
+    once = _testing.kernel_chacha20_xor(name, key, nonce, data, 5, True)
     assert once != data
-    assert _dispatch.kernel_chacha20_xor(name, key, nonce, once, 5, True) == data
+    assert _testing.kernel_chacha20_xor(name, key, nonce, once, 5, True) == data
 
 
 @pytest.mark.parametrize("split", [0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24, 33, 40])
@@ -133,8 +133,8 @@ def test_counter_is_stored_back(name, split):
     key, nonce = rng.randbytes(32), rng.randbytes(12)
     data = rng.randbytes(64 * 40)
     want = xor(data, openssl_stream(key, nonce, 3, len(data)))
-    assert _dispatch.kernel_chacha20_xor(name, key, nonce, data, 3, False, split) == want
-    assert _dispatch.kernel_chacha20_xor(name, key, nonce, data, 3, True, split) == want
+    assert _testing.kernel_chacha20_xor(name, key, nonce, data, 3, False, split) == want
+    assert _testing.kernel_chacha20_xor(name, key, nonce, data, 3, True, split) == want
 
 
 # --- the 64-bit counter: carry out of word 12 inside a batch ------------------
@@ -153,9 +153,9 @@ def test_counter_carry_into_word_13(name, ctr):
     for nonce in (rng.randbytes(12), b"\xff\xff\xff\xff" + rng.randbytes(8)):
         ref = reference_stream64(key, nonce, ctr, max(WRAP_COUNTS))
         for n in WRAP_COUNTS:
-            assert _dispatch.kernel_chacha20(name, key, nonce, n, ctr) == ref[:64 * n], n
+            assert _testing.kernel_chacha20(name, key, nonce, n, ctr) == ref[:64 * n], n
         data = rng.randbytes(64 * 33)
-        assert (_dispatch.kernel_chacha20_xor(name, key, nonce, data, ctr, True, 11)
+        assert (_testing.kernel_chacha20_xor(name, key, nonce, data, ctr, True, 11)
                 == xor(data, ref[:64 * 33]))
 
 
@@ -163,7 +163,7 @@ def test_wrap_differs_from_32_bit_wrap(name):
     """Guard for the oracle above: after the carry the blocks are not those of
     a 32-bit counter that wraps within the same nonce."""
     key, nonce = bytes(range(32)), bytes(12)
-    after = _dispatch.kernel_chacha20(name, key, nonce, 2, 0xFFFFFFFF)[64:]
+    after = _testing.kernel_chacha20(name, key, nonce, 2, 0xFFFFFFFF)[64:]
     assert after != reference.chacha20_block(key, 0, nonce)
     assert after == reference.chacha20_block(key, 0, b"\x01\0\0\0" + bytes(8))
 
@@ -175,5 +175,5 @@ def test_backends_agree_on_long_input(name):
     key, nonce = rng.randbytes(32), rng.randbytes(12)
     n = 1000 if name not in EMULATED else 300
     data = rng.randbytes(64 * n)
-    scalar = _dispatch.kernel_chacha20_xor("scalar", key, nonce, data, 0xFFFFFF00)
-    assert _dispatch.kernel_chacha20_xor(name, key, nonce, data, 0xFFFFFF00) == scalar
+    scalar = _testing.kernel_chacha20_xor("scalar", key, nonce, data, 0xFFFFFF00)
+    assert _testing.kernel_chacha20_xor(name, key, nonce, data, 0xFFFFFF00) == scalar

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import poly1305x
-from poly1305x._core import _dispatch
+from poly1305x._core import _dispatch, _testing
 
 
 def run_py(code, **env):
@@ -95,9 +95,9 @@ def test_set_backend_and_objects_keep_theirs():
 
 def test_kernel_hooks_validate_lengths():
     with pytest.raises(ValueError):
-        _dispatch.kernel_poly1305("portable", bytes(31), b"")
+        _testing.kernel_poly1305("portable", bytes(31), b"")
     with pytest.raises(ValueError):
-        _dispatch.kernel_chacha20("portable", bytes(32), bytes(8), 1, 0)
+        _testing.kernel_chacha20("portable", bytes(32), bytes(8), 1, 0)
 
 
 def test_engine_uses_no_kernel_module():
@@ -247,3 +247,19 @@ def test_probe_counts_a_feature_only_where_the_os_saves_its_state():
     hwcaps = {1: 1 << 17, 2: 0}
     assert probe(table, "aarch64", None, None, hwcaps.get) == {"sha3"}
     assert probe(table, "x86", *_cpu(ebx7=_ZEN5_EBX7)) == set()
+
+
+def test_portable_tuning_is_the_portable_modules():
+    """The 4 + 1 step rule lives in _portable (_tune); the dispatcher only
+    hands it the probed features."""
+    from poly1305x._kernels import _portable
+    before = _portable.vec_step_blocks()
+    try:
+        _portable._tune(frozenset({"avx2"}))
+        assert _portable.vec_step_blocks() == before
+        _portable._tune(frozenset())
+        assert _portable.vec_step_blocks() == (4 if before == 5 else before)
+    finally:
+        _portable._set_vec_step_blocks(before)
+    source = pathlib.Path(__file__).resolve().parents[2] / "poly1305x" / "_core" / "_dispatch.pyx"
+    assert "_set_vec_step_blocks" not in source.read_text(encoding="utf-8")

@@ -1,5 +1,5 @@
 """The Poly1305 block kernels of every backend, driven one message at a time
-through ``_dispatch.kernel_poly1305`` (whole blocks in one call, then the padded
+through ``_testing.kernel_poly1305`` (whole blocks in one call, then the padded
 tail), compared with two independent oracles: the big-integer reference of RFC
 8439 (tests/support/reference.py) and OpenSSL through ``cryptography``.
 
@@ -18,7 +18,8 @@ import random
 import pytest
 
 import poly1305x
-from poly1305x._core._dispatch import emulated_backends, kernel_poly1305
+from poly1305x._core._dispatch import emulated_backends
+from poly1305x._core._testing import kernel_poly1305
 from poly1305x._kernels._vectors import POLY1305_2_5_2
 from tests.support.reference import poly1305 as ref_poly1305
 

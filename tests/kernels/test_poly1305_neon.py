@@ -16,7 +16,7 @@ import random
 import pytest
 from cryptography.hazmat.primitives.poly1305 import Poly1305 as CryptoPoly1305
 
-from poly1305x._core._dispatch import kernel_poly1305
+from poly1305x._core._testing import kernel_poly1305
 from poly1305x._kernels import _portable
 from poly1305x.mac import Poly1305 as MacPoly1305
 from tests.support.helpers import backend_selected

@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305 as Cryp
 from cryptography.hazmat.primitives.poly1305 import Poly1305 as CryptoPoly1305
 
 from poly1305x._core import _dispatch
-from poly1305x._core._dispatch import kernel_poly1305, kernel_poly1305_lanes
+from poly1305x._core._testing import kernel_poly1305, kernel_poly1305_lanes
 from poly1305x._kernels import _portable
 from poly1305x.aead import ChaCha20Poly1305, InvalidTag
 from tests.support.helpers import backend_selected

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::cryptography.utils.Cryptography
 
 
 @pytest.fixture(scope="module")
-def keys(tmp_path_factory):
+def pems_by_type(tmp_path_factory):
     """{type: (unencrypted PEM, {cipher: PEM re-encrypted by ssh-keygen -p -Z})}"""
     files = make_key_files(tmp_path_factory.mktemp("ck"), TYPES, CIPHERS, PASSWORD.decode(),
                            "{name} key")
@@ -40,8 +40,8 @@ def private_bytes(key):
 
 @pytest.mark.parametrize("name", list(TYPES))
 @pytest.mark.parametrize("cipher", CIPHERS)
-def test_equals_cryptography_on_unencrypted(keys, name, cipher):
-    plain, enc = keys[name]
+def test_equals_cryptography_on_unencrypted(pems_by_type, name, cipher):
+    plain, enc = pems_by_type[name]
     expected = serialization.load_ssh_private_key(plain, None)
     got = openssh.load_ssh_private_key(enc[cipher], PASSWORD)
     assert type(got) is type(expected)
@@ -51,21 +51,21 @@ def test_equals_cryptography_on_unencrypted(keys, name, cipher):
         openssh.load_ssh_private_key(enc[cipher], b"wrong password")
 
 
-def test_cryptography_itself_refuses_chacha(keys):
+def test_cryptography_itself_refuses_chacha(pems_by_type):
     """The premise: cryptography alone cannot read these files."""
     with pytest.raises(UnsupportedAlgorithm):
-        serialization.load_ssh_private_key(keys["ed25519"][1][CHACHA], PASSWORD)
+        serialization.load_ssh_private_key(pems_by_type["ed25519"][1][CHACHA], PASSWORD)
 
 
 @pytest.mark.parametrize("cipher", ["aes256-ctr", "aes256-cbc", "aes256-gcm@openssh.com"])
-def test_same_as_cryptography_where_it_reads_the_cipher(keys, cipher):
-    data = keys["ecdsa384"][1][cipher]
+def test_same_as_cryptography_where_it_reads_the_cipher(pems_by_type, cipher):
+    data = pems_by_type["ecdsa384"][1][cipher]
     assert private_bytes(openssh.load_ssh_private_key(data, PASSWORD)) == \
         private_bytes(serialization.load_ssh_private_key(data, PASSWORD))
 
 
-def test_unencrypted_and_argument_errors_match_cryptography(keys):
-    plain, enc = keys["ed25519"]
+def test_unencrypted_and_argument_errors_match_cryptography(pems_by_type):
+    plain, enc = pems_by_type["ed25519"]
     data = enc[CHACHA]
     assert private_bytes(openssh.load_ssh_private_key(plain)) == \
         private_bytes(serialization.load_ssh_private_key(plain, None))
@@ -94,28 +94,28 @@ def test_unencrypted_and_argument_errors_match_cryptography(keys):
 
 
 @pytest.mark.parametrize("cipher", ["aes256-ctr", "aes256-gcm@openssh.com"])
-def test_wrong_password_exception_is_cryptographys(keys, cipher):
+def test_wrong_password_exception_is_cryptographys(pems_by_type, cipher):
     """cryptography: ValueError for CTR, InvalidTag for GCM; ours is an
     instance of what it raises, and always a ValueError."""
-    data = keys["ed25519"][1][cipher]
+    data = pems_by_type["ed25519"][1][cipher]
     with pytest.raises(Exception) as theirs:
         serialization.load_ssh_private_key(data, b"wrong")
-    for d in (data, keys["ed25519"][1][CHACHA] if "gcm" in cipher else data):
+    for d in (data, pems_by_type["ed25519"][1][CHACHA] if "gcm" in cipher else data):
         with pytest.raises(ValueError) as ours:
             openssh.load_ssh_private_key(d, b"wrong")
         assert isinstance(ours.value, type(theirs.value))
 
 
-def test_damaged_file_is_valueerror(keys):
-    data = bytearray(keys["rsa"][1][CHACHA])
+def test_damaged_file_is_valueerror(pems_by_type):
+    data = bytearray(pems_by_type["rsa"][1][CHACHA])
     i = len(data) // 2
     data[i] = ord("A") if data[i] != ord("A") else ord("B")
     with pytest.raises(ValueError):
         openssh.load_ssh_private_key(bytes(data), PASSWORD)
 
 
-def test_options_pass_through(keys):
-    data = keys["rsa"][1][CHACHA]
+def test_options_pass_through(pems_by_type):
+    data = pems_by_type["rsa"][1][CHACHA]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         key = openssh.load_ssh_private_key(data, PASSWORD, None,
@@ -123,9 +123,9 @@ def test_options_pass_through(keys):
     assert key.key_size == 2048
 
 
-def test_import_error_names_the_extra(keys, tmp_path):
+def test_import_error_names_the_extra(pems_by_type, tmp_path):
     path = tmp_path / "k"
-    path.write_bytes(keys["ed25519"][1][CHACHA])
+    path.write_bytes(pems_by_type["ed25519"][1][CHACHA])
     code = ("import sys; sys.modules['cryptography'] = None\n"
             "from poly1305x import openssh\n"
             "try:\n"

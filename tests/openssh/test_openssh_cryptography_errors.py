@@ -1,5 +1,5 @@
 """poly1305x.openssh.load_ssh_private_key raises cryptography's exception
-classes (issue 25): UnsupportedAlgorithm for an unknown cipher, kdf or key
+classes: UnsupportedAlgorithm for an unknown cipher, kdf or key
 type, and on every damaged file what cryptography's own load_ssh_private_key
 raises on the same bytes.  Files cryptography reads (none, aes256-ctr/cbc/gcm)
 are compared directly; chacha20-poly1305 and aes128-ctr files, which
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.filterwarnings(
 
 
 @pytest.fixture(scope="module")
-def keys(tmp_path_factory):
+def corpus_pems(tmp_path_factory):
     return make_key_files(tmp_path_factory.mktemp("corpus"), TYPES,
                           READABLE[1:] + list(OURS_ONLY), PASSWORD.decode(), "corpus")
 
@@ -111,9 +111,9 @@ def passwords(cipher):
 
 @pytest.mark.parametrize("name", list(TYPES))
 @pytest.mark.parametrize("cipher", READABLE)
-def test_named_damage_as_cryptography(keys, name, cipher):
-    base = fields(keys[name, cipher])
-    cases = {"undamaged": keys[name, cipher]}
+def test_named_damage_as_cryptography(corpus_pems, name, cipher):
+    base = fields(corpus_pems[name, cipher])
+    cases = {"undamaged": corpus_pems[name, cipher]}
     cases.update((what, build(change(base))) for what, change in DAMAGE.items())
     for what, data in cases.items():
         for pw in passwords(cipher):
@@ -123,10 +123,10 @@ def test_named_damage_as_cryptography(keys, name, cipher):
 
 @pytest.mark.parametrize("name", list(TYPES))
 @pytest.mark.parametrize("cipher,twin", sorted(OURS_ONLY.items()))
-def test_named_damage_on_our_ciphers_as_on_a_twin(keys, name, cipher, twin):
+def test_named_damage_on_our_ciphers_as_on_a_twin(corpus_pems, name, cipher, twin):
     """The same damage on a file only poly1305x reads: the class cryptography
     raised for it on the twin (aes256-gcm for the AEAD, else aes256)."""
-    mine, other = fields(keys[name, cipher]), fields(keys[name, twin])
+    mine, other = fields(corpus_pems[name, cipher]), fields(corpus_pems[name, twin])
     for what, change in DAMAGE.items():
         if what in ("cipher unknown", "cipher empty", "cipher none", "undamaged"):
             continue
@@ -135,16 +135,16 @@ def test_named_damage_on_our_ciphers_as_on_a_twin(keys, name, cipher, twin):
             ours = outcome(ours_load, build(change(mine)), pw)
             compare(ours, theirs, (what, pw))
     # the undamaged files load, with the wrong password failing as on the twin
-    assert not isinstance(outcome(ours_load, keys[name, cipher], PASSWORD), Exception)
-    compare(outcome(ours_load, keys[name, cipher], b"wrong"),
-            outcome(theirs_load, keys[name, twin], b"wrong"), "wrong password")
+    assert not isinstance(outcome(ours_load, corpus_pems[name, cipher], PASSWORD), Exception)
+    compare(outcome(ours_load, corpus_pems[name, cipher], b"wrong"),
+            outcome(theirs_load, corpus_pems[name, twin], b"wrong"), "wrong password")
 
 
 @pytest.mark.parametrize("cipher", READABLE)
-def test_byte_flips_as_cryptography(keys, cipher):
+def test_byte_flips_as_cryptography(corpus_pems, cipher):
     """Each byte of the header, and a stride through the rest, flipped in
     the binary container (kdf rounds excepted: cryptography would run them)."""
-    pem = keys["ed25519", cipher]
+    pem = corpus_pems["ed25519", cipher]
     blob = _wire.unarmour(pem)
     f = fields(pem)
     rounds_at = len(_wire.MAGIC) + 12 + len(f[0]) + len(f[1]) + len(f[2]) - 4
@@ -159,10 +159,10 @@ def test_byte_flips_as_cryptography(keys, cipher):
         compare(outcome(ours_load, data, pw), outcome(theirs_load, data, pw), i)
 
 
-def test_unknown_cipher_and_kdf_are_unsupported_algorithm(keys):
+def test_unknown_cipher_and_kdf_are_unsupported_algorithm(corpus_pems):
     """The finding: ValueError before, where cryptography (and the
     documentation) say UnsupportedAlgorithm."""
-    base = fields(keys["ed25519", "chacha20-poly1305@openssh.com"])
+    base = fields(corpus_pems["ed25519", "chacha20-poly1305@openssh.com"])
     for what in ("cipher unknown", "kdf unknown"):
         with pytest.raises(UnsupportedAlgorithm):
             openssh.load_ssh_private_key(build(DAMAGE[what](base)), PASSWORD)

@@ -1,16 +1,16 @@
-"""Issue 15, items 9 and 10: hostile DSA parameters in key files, and the
+"""Hostile DSA parameters in key files, and the
 command line without a terminal, with an endless passphrase descriptor, and
 with a passphrase that is not UTF-8.  The command line runs in a subprocess."""
 import os
 import struct
 import subprocess
-import sys
 
 import pytest
 
 from poly1305x import openssh
 from poly1305x.openssh import _keys, _wire
 from poly1305x.openssh._wire import WRONG_PASSPHRASE
+from tests.support.helpers import openssh_cli as cli
 
 U32 = struct.Struct(">I")
 
@@ -117,16 +117,6 @@ def keyfiles(tmp_path_factory):
     enc = root / "enc"
     enc.write_bytes(openssh.encrypt(plain.read_bytes(), b"\xff\xfe raw \x80", rounds=1))
     return root, plain, enc
-
-
-def cli(*args, env=None, stdin=subprocess.DEVNULL, **kw):
-    """python -m poly1305x.openssh in a new session: no controlling terminal,
-    so getpass falls back to standard input."""
-    e = dict(os.environb)
-    e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "poly1305x.openssh", *args],
-                          capture_output=True, env=e, stdin=stdin, start_new_session=True,
-                          timeout=120, **kw)
 
 
 @pytest.mark.parametrize("command", [["decrypt", "{enc}", "-o", "{out}"],

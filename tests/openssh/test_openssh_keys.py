@@ -16,6 +16,7 @@ import pytest
 from poly1305x import openssh
 from poly1305x.openssh import _container, _wire
 from poly1305x.openssh.__main__ import main as cli_main
+from tests.support.helpers import openssh_cli as cli
 from tests.openssh.keyfiles import (AES_SAMPLE, CHACHA, NAMES, PASS, SSH_KEYGEN, WRONG, keygen,
                                     pub_of, write_key)
 
@@ -235,13 +236,6 @@ def test_imports_without_bcrypt(keys, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "True" in r.stdout
     assert "pip install -e '.[openssh]'" in r.stdout
-
-
-def cli(*args, env=None, **kw):
-    e = dict(os.environ)
-    e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "poly1305x.openssh", *args],
-                          capture_output=True, env=e, timeout=60, **kw)
 
 
 def test_cli_decrypt_encrypt_info(keys, tmp_path):

@@ -53,15 +53,6 @@ def test_passphrase_is_utf8(keys):
         openssh.decrypt(keys.chacha["ed25519"], pw.encode("utf-16-le"))
 
 
-@pytest.fixture
-def cached_kdf(monkeypatch):
-    """bcrypt_pbkdf memoised: the byte-by-byte tests run the kdf on the same
-    salt hundreds of times (a changed salt or rounds field still misses)."""
-    import functools
-
-    monkeypatch.setattr(_container, "kdf", functools.lru_cache(maxsize=None)(_container.kdf))
-
-
 def try_decrypt(data, pw="flip"):
     """decrypt, allowing only ValueError."""
     try:

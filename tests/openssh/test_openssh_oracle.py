@@ -1,4 +1,4 @@
-"""The key-file error oracle (issue 25): aes-ctr/cbc are unauthenticated, so a
+"""The key-file error oracle: aes-ctr/cbc are unauthenticated, so a
 bit flipped in the ciphertext of the private section makes the parser read
 attacker-chosen garbage, lengths taken from secret bytes included.  Whatever
 goes wrong after decryption must be the one fixed message, for every key type
@@ -6,7 +6,6 @@ and every unauthenticated cipher, through every entry point: decrypt,
 load_private_key, public_key_line, load_ssh_private_key and the command line.
 No message, argument, cause or context may carry a byte or a number from the
 decrypted section."""
-import functools
 import re
 import struct
 
@@ -23,22 +22,16 @@ PASSWORD = "oracle pw"
 UNAUTHENTICATED = ["aes128-ctr", "aes192-ctr", "aes256-ctr",
                    "aes128-cbc", "aes192-cbc", "aes256-cbc"]
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore::cryptography.utils.CryptographyDeprecationWarning")
+pytestmark = [pytest.mark.filterwarnings(
+    "ignore::cryptography.utils.CryptographyDeprecationWarning"),
+    pytest.mark.usefixtures("cached_kdf")]    # tests/openssh/conftest.py
 
 
 @pytest.fixture(scope="module")
-def keys(tmp_path_factory):
+def oracle_pems(tmp_path_factory):
     """{(type, cipher): PEM} from ssh-keygen (-p -Z re-encrypts the key)."""
     return make_key_files(tmp_path_factory.mktemp("oracle"), TYPES, UNAUTHENTICATED, PASSWORD,
                           "{name} oracle")
-
-
-@pytest.fixture(autouse=True)
-def cached_kdf(monkeypatch):
-    """The real bcrypt_pbkdf, computed once per (passphrase, salt, rounds):
-    a flip in the private section leaves all three unchanged."""
-    monkeypatch.setattr(_container, "kdf", functools.lru_cache(None)(_container.kdf))
 
 
 def section(pem):
@@ -104,10 +97,10 @@ def entry_points():
 
 @pytest.mark.parametrize("name", list(TYPES))
 @pytest.mark.parametrize("cipher", UNAUTHENTICATED)
-def test_bit_flip_oracle_gives_one_message(keys, name, cipher):
+def test_bit_flip_oracle_gives_one_message(oracle_pems, name, cipher):
     """Each flipped ciphertext byte (a different bit each position): success
     (a flip in the comment) or the one message, from every entry point."""
-    pem = keys[name, cipher]
+    pem = oracle_pems[name, cipher]
     tokens = secret_tokens(plaintext(pem))
     blob, start, n = section(pem)
     calls = entry_points()
@@ -126,12 +119,12 @@ def test_bit_flip_oracle_gives_one_message(keys, name, cipher):
 
 
 @pytest.mark.parametrize("name", list(TYPES))
-def test_command_line_prints_no_decrypted_value(keys, name, tmp_path, monkeypatch, capsys):
+def test_command_line_prints_no_decrypted_value(oracle_pems, name, tmp_path, monkeypatch, capsys):
     """``decrypt`` and ``info --check`` on flipped aes256-ctr and aes128-cbc
     files: exit 1, stderr exactly the one message, nothing on stdout."""
     monkeypatch.setenv("ORACLE_PW", PASSWORD)
     for cipher in ("aes256-ctr", "aes128-cbc"):
-        pem = keys[name, cipher]
+        pem = oracle_pems[name, cipher]
         tokens = secret_tokens(plaintext(pem))
         blob, start, n = section(pem)
         for i in positions(n)[::7]:
@@ -149,12 +142,12 @@ def test_command_line_prints_no_decrypted_value(keys, name, tmp_path, monkeypatc
                 assert not [t for t in tokens if t in err]
 
 
-def test_length_read_from_secret_bytes(keys):
+def test_length_read_from_secret_bytes(oracle_pems):
     """The reproducer: under aes-ctr, flip the high byte of the ed25519
     private-key length (its offset follows from the public section alone), so
     that the parser reads a length that runs far past the end.  Before, the
     message printed that length."""
-    pem = keys["ed25519", "aes256-ctr"]
+    pem = oracle_pems["ed25519", "aes256-ctr"]
     blob, start, n = section(pem)
     plain = plaintext(pem)
     r = _wire.Reader(plain, "t")

@@ -21,11 +21,9 @@ SHARED = {
         "this {type(obj).__name__} object is already initialised: ",
     ),
 }
-# The argument checks of two test aids (called by the tests only, never by a
-# face): the lanes' tags and the nonce table's seed.
+# The argument check of a test aid (called by the tests only, never by a
+# face): the nonce table's seed.
 TEST_AIDS = (
-    "at most 64 keys, one message each",
-    "a key is 32 bytes, a message whole 16-byte blocks",
     "seed must be 32 bytes",
 )
 

@@ -50,6 +50,22 @@ def test_dispatcher_imports_only_kernels():
         assert not above, (path.name, above)
 
 
+def test_test_hooks_sit_above_the_dispatcher_and_nothing_imports_them():
+    """_core/_testing: the kernel_* hooks, beside the engine; the dispatcher
+    holds no test aid, and no module of the package imports the hooks."""
+    files = _files("_core", "_testing.*")
+    assert files
+    for path in files:
+        above = {m for m in _imports(path)
+                 if not m.startswith(("poly1305x._kernels", "poly1305x._core._dispatch"))}
+        assert not above, (path.name, above)
+    for path in PKG.rglob("*"):
+        if path.suffix in SOURCES:
+            assert not [m for m in _imports(path) if m.startswith("poly1305x._core._testing")], path
+            assert "import _testing" not in path.read_text(encoding="utf-8"), path
+    assert not [n for n in dir(_dispatch) if n.startswith("kernel_")]
+
+
 def test_engine_imports_only_below_it():
     # _errors is the leaf of exception classes (and their shared texts) that
     # every layer above the dispatcher raises.
@@ -80,7 +96,7 @@ def test_face_modules_hold_no_checks():
 # ---------------------------------------------------------------------------
 
 KEYS = {"name", "features", "module", "table", "target", "cflags", "msvc", "isa", "probe",
-        "switch", "opt_in", "emulated", "int128"}
+        "switch", "opt_in", "emulated", "int128_twin"}
 
 
 def test_registry_is_plain_data():
@@ -93,6 +109,7 @@ def test_registry_is_plain_data():
         assert b["isa"] in ("baseline", "avx2", "avx512")
         assert b["module"].startswith("poly1305x._kernels.")
         assert (b["probe"] is None) == (not b["cflags"]), b["name"]
+        assert b["int128_twin"] in names + [None], b["name"]
     assert "import" not in (PKG / "_kernels" / "_registry.py").read_text(
         encoding="utf-8").split('"""')[-1]
 
@@ -100,13 +117,26 @@ def test_registry_is_plain_data():
 def test_dispatcher_reads_the_registry():
     ranked = [b["name"] for b in _registry.BACKENDS if not b["emulated"]]
     if not _portable.HAVE_INT128:
-        i = ranked.index("portable")
-        ranked[i], ranked[i + 1] = ranked[i + 1], ranked[i]
+        for b in _registry.BACKENDS:
+            if b["int128_twin"]:
+                ranked.remove(b["int128_twin"])
+                ranked.insert(ranked.index(b["name"]), b["int128_twin"])
     emulated = [b["name"] for b in _registry.BACKENDS if b["emulated"]]
     assert _dispatch.all_backends() == ranked + emulated
     assert [b[2] for b in _dispatch.BACKENDS + _dispatch.EMULATED] == [
         next(r["module"] for r in _registry.BACKENDS if r["name"] == b[0])
         for b in _dispatch.BACKENDS + _dispatch.EMULATED]
+
+
+def test_int128_twin_ranks_before_its_entry_without_int128():
+    names = [b["name"] for b in _registry.BACKENDS]
+    assert [b["name"] for b in _dispatch._ranked(_registry.BACKENDS, True)] == names
+    swapped = [b["name"] for b in _dispatch._ranked(_registry.BACKENDS, False)]
+    assert sorted(swapped) == sorted(names)
+    for b in _registry.BACKENDS:
+        if b["int128_twin"]:
+            assert swapped.index(b["int128_twin"]) == swapped.index(b["name"]) - 1
+    assert ("portable", "portable26") in [(b["name"], b["int128_twin"]) for b in _registry.BACKENDS]
 
 
 @pytest.mark.parametrize("name", ["setup.py", "noxfile.py", ".ci/aarch64.sh"])
@@ -120,14 +150,25 @@ def test_build_and_checks_name_no_backend_themselves(name):
     assert "'portable', 'portable26'" not in text and '"portable26"' not in text
 
 
-def test_powers_layout_is_one_enum():
-    """The words of the powers-of-r cache each vector kernel owns are defined
-    once (_kernels/_powers.h, with compile-time checks), not in the kernels."""
+def test_powers_layout_is_the_registrys():
+    """The words of the powers-of-r cache each vector kernel owns are data in
+    the registry (POWERS), which setup.py turns into the C and Cython map;
+    no header, .pxd or kernel keeps a hand-written copy of a region."""
     header = (PKG / "_kernels" / "_powers.h").read_text(encoding="utf-8")
     assert "P1305X_POWERS_END <= P1305X_POWERS_WORDS" in header
+    region = re.compile(r"P1305X_(?!POWERS_)\w+_(POWERS|READY)\b")
+    for name in ("_powers.h", "_kernel.pxd"):
+        text = (PKG / "_kernels" / name).read_text(encoding="utf-8")
+        assert not region.search(text), name
     for path in _files("_kernels", "*.pxi"):
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"P1305X_\w+_(POWERS|READY)\s*=", text), path.name
+    powers = runpy.run_path(str(PKG / "_kernels" / "_registry.py"))["POWERS"]
+    assert powers and all(re.fullmatch(r"[A-Z][A-Z0-9]*", r) for r in powers)
+    assert sum(powers.values()) <= 128 and all(w > 0 for w in powers.values())
+    used = {m.group(0) for p in _files("_kernels", "*.pxi")
+            for m in re.finditer(r"P1305X_\w+?_READY", p.read_text(encoding="utf-8"))}
+    assert used <= {f"P1305X_{r}_READY" for r in powers}, used
 
 
 def test_gil_threshold_rule_is_written_once():
@@ -198,3 +239,30 @@ def test_every_switch_runs_on_the_one_swap_helper():
     for rel in switches:
         text = (PKG / rel).read_text(encoding="utf-8")
         assert "from poly1305x._swap import" in text and "Switch()" in text, rel
+
+
+def test_tools_import_no_circle():
+    """poly1305x/_tools: the modules import one another one way (at the top
+    or inside a function alike), so each can be read and tested alone."""
+    tools = {p.stem: p.read_text(encoding="utf-8") for p in (PKG / "_tools").glob("_*.py")
+             if p.stem != "__init__"}
+    pattern = re.compile(r"^\s*(?:from\s+(?:\.|poly1305x\._tools)\s+import\s+([\w, ]+)"
+                         r"|from\s+(?:\.|poly1305x\._tools\.)(_\w+)\s+import"
+                         r"|import\s+poly1305x\._tools\.(_\w+))", re.M)
+    graph = {}
+    for name, text in tools.items():
+        deps = set()
+        for listed, frm, imp in pattern.findall(text):
+            deps |= {d.strip().split(" as ")[0] for d in listed.split(",") if d.strip()}
+            deps |= {frm, imp} - {""}
+        graph[name] = deps & set(tools)
+    assert graph["_plot"] == {"_bench"}, graph
+
+    def reach(start, seen):
+        for d in graph[start]:
+            if d not in seen:
+                seen.add(d)
+                reach(d, seen)
+        return seen
+    circles = sorted(n for n in graph if n in reach(n, set()))
+    assert not circles, graph

@@ -1,4 +1,4 @@
-"""Types as a user's type checker sees them (issue 28): the pure-Python modules
+"""Types as a user's type checker sees them: the pure-Python modules
 carry their annotations inline, a .pyi sits only beside a compiled module,
 mypy.stubtest finds the stubs and the runtime in agreement, and mypy --strict
 accepts right calls into hpke, mls, noise, openssh and the exceptions and

@@ -1,4 +1,4 @@
-"""What a wheel and an sdist built from this tree hold (issue 27): the wheel
+"""What a wheel and an sdist built from this tree hold: the wheel
 only what runs (compiled modules linked stripped, .py, .pyi, py.typed), the
 sdist every source the build needs.
 

@@ -1,6 +1,9 @@
 """Small helpers shared by the test modules (``from tests.support.helpers
 import ...``)."""
 import contextlib
+import os
+import subprocess
+import sys
 import threading
 
 
@@ -20,6 +23,32 @@ def backend_selected(name):
 def h(s):
     """bytes from a hex string (spaces allowed, as vectors are printed)."""
     return bytes.fromhex(s.replace(" ", ""))
+
+
+def strided(n, writable=False, kind="memoryview"):
+    """n bytes that are not C-contiguous: every other byte of a 2n-byte
+    counting pattern.  A memoryview (read-only unless writable) or, with
+    kind="numpy", a numpy array (over a bytearray when writable)."""
+    base = bytearray(range(256)) * ((2 * n) // 256 + 1)
+    if not writable:
+        base = bytes(base)
+    if kind == "numpy":
+        import numpy as np                 # only the tests that ask for it have numpy
+        return np.frombuffer(base, dtype=np.uint8)[:2 * n:2]
+    return memoryview(base)[:2 * n:2]
+
+
+def openssh_cli(*args, env=None, **kw):
+    """python -m poly1305x.openssh ARGS in a new session: no controlling
+    terminal, so getpass reads standard input (/dev/null unless the caller
+    gives stdin= or input=).  env: variables added to this process's, str or
+    bytes (a passphrase that is not UTF-8)."""
+    e = dict(os.environb)
+    e.update({os.fsencode(k): os.fsencode(v) for k, v in (env or {}).items()})
+    if "input" not in kw:
+        kw.setdefault("stdin", subprocess.DEVNULL)
+    return subprocess.run([sys.executable, "-m", "poly1305x.openssh", *args],
+                          capture_output=True, env=e, start_new_session=True, timeout=120, **kw)
 
 
 def chunks(data, rng, maxlen=3000):

@@ -23,21 +23,31 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from tests.support import sdist_index
+
 HERE = Path(__file__).resolve().parent
 CACHE = Path(os.environ.get("POLY1305X_SDIST_CACHE")
              or Path.home() / ".cache" / "poly1305x-sdists")
 
 
-def fetch(dist):
+def fetch(dist, from_index=False):
+    """from_index: take the sdist from the index's simple API (sdist_index)
+    instead of pip download."""
     version = importlib.metadata.version(dist)
     root = CACHE / f"{dist}-{version}"
     if (root / ".poly1305x-complete").exists():
         return root
     CACHE.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-                        "--disable-pip-version-check", "-q", "-d", tmp, f"{dist}=={version}"],
-                       check=True, timeout=600, stdout=subprocess.DEVNULL)
+        if from_index:
+            # pip prepares an sdist's metadata after downloading it, and a
+            # Rust build (cryptography's) cannot do that without crates.io
+            sdist_index.download_sdist(dist, version, tmp)
+        else:
+            subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary",
+                            ":all:", "--disable-pip-version-check", "-q", "-d", tmp,
+                            f"{dist}=={version}"],
+                           check=True, timeout=600, stdout=subprocess.DEVNULL)
         (tarball,) = Path(tmp).glob("*.tar.gz")
         unpacked = Path(tmp) / "unpacked"
         with tarfile.open(tarball) as tar:
@@ -52,12 +62,14 @@ def fetch(dist):
     return root
 
 
-def run(root, peer, args, cwd=None):
+def run(root, peer, args, cwd=None, path=()):
+    """``path``: directories put first on the suite's sys.path."""
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
         env = dict(os.environ, POLY1305X_PEER=peer, POLY1305X_PEER_REPORT=str(report),
                    PYTHONDONTWRITEBYTECODE="1",
-                   PYTHONPATH=os.pathsep.join([str(HERE)] + [p for p in sys.path if p]))
+                   PYTHONPATH=os.pathsep.join([*map(str, path), str(HERE)]
+                                              + [p for p in sys.path if p]))
         proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                "-p", "peer_plugin", "-rs", *args],
                               cwd=cwd or root, env=env, capture_output=True, text=True, timeout=600)

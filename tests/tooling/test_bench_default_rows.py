@@ -1,4 +1,4 @@
-"""The batch rows in the default ``python -m poly1305x bench`` (issue 29):
+"""The batch rows in the default ``python -m poly1305x bench``:
 messages per second of encrypt_many for N = 1, 16, 64 and 256 at 64 B,
 256 B and 1 KiB against a loop of our encrypt and a loop of cryptography's,
 in the same run; and a table with those rows still reads back for the
@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-from poly1305x._tools import _bench, _bench_batch, _plot
+from poly1305x._tools import _bench, _bench_batch, _bench_clients, _plot
 
 main_mod = importlib.import_module("poly1305x.__main__")
 
@@ -72,4 +72,5 @@ def test_a_table_with_batch_rows_reads_back():
 def test_bench_operations_constant():
     assert _bench.BENCH_OPERATIONS[:len(_bench.OPERATIONS)] == tuple(_bench.OPERATIONS)
     assert set(_bench.BENCH_OPERATIONS) == (set(_bench.OPERATIONS) | set(_bench.FLOOR_OPERATIONS)
-                                            | set(_bench_batch.OPERATIONS))
+                                            | set(_bench_batch.OPERATIONS)
+                                            | set(_bench_clients.OPERATIONS))

@@ -108,13 +108,14 @@ REQUIRES = {
     "paramiko.md": {"modules": ["paramiko", "bcrypt"], "commands": ["ssh-keygen", "/usr/sbin/sshd"]},
     "poly1305x.openssh": {"modules": ["bcrypt", "Crypto"], "commands": ["ssh-keygen"]},
     "poly1305x.mls": {"modules": ["rfc9420"], "commands": []},
+    "quic.md": {"modules": ["aioquic"], "commands": []},
 }
 
 #: Modules whose docstring examples are shown by docs/api.rst.
 DOCTEST_MODULES = [
     "poly1305x", "poly1305x.Poly1305", "poly1305x.ChaCha20", "poly1305x.ChaCha20_Poly1305",
     "poly1305x.mac", "poly1305x.aead", "poly1305x.hpke", "poly1305x.openssh",
-    "poly1305x._install", "poly1305x.mls", "poly1305x.noise",
+    "poly1305x._install", "poly1305x.mls", "poly1305x.noise", "poly1305x.quic",
 ]
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*)$")

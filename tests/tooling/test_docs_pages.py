@@ -1,5 +1,5 @@
 """What the rendered documentation shows: checks on the sources of docs/ for
-what went wrong in a browser (issue 27).  Fast: no Sphinx build here (CI runs
+what went wrong in a browser.  Fast: no Sphinx build here (CI runs
 ``sphinx-build -W``); the pages' Markdown and reST are read as text.
 
 * the API page has no ``.. contents::`` (Furo draws the page's table of

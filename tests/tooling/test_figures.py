@@ -14,6 +14,7 @@ from poly1305x._tools import _bench, _figures
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN = ROOT / "docs" / "_static" / "benchmark.json"
+CLASSES = ROOT / "docs" / "_static" / "cpu-classes.json"     # bench --cpu-class ... --json
 MAX_BEHIND = 30
 
 
@@ -25,9 +26,16 @@ def _doc():
 def test_page_quotes_the_committed_run(page):
     text = (ROOT / page).read_text(encoding="utf-8")
     assert "<!-- figures:" in text, f"{page} has no figures block"
-    assert _figures.render(text, _figures.blocks(_doc())) == text, (
-        f"{page}: its figures differ from {RUN.name}; run python -m poly1305x._tools._figures "
-        f"docs/_static/benchmark.json")
+    made = _figures.blocks(_doc(), json.loads(CLASSES.read_text()))
+    assert _figures.render(text, made) == text, (
+        f"{page}: its figures differ from {RUN.name} and {CLASSES.name}; run python -m "
+        "poly1305x._tools._figures docs/_static/benchmark.json --classes "
+        "docs/_static/cpu-classes.json")
+
+
+def test_the_full_table_is_the_committed_run():
+    text = (ROOT / _figures.TABLE).read_text(encoding="utf-8")
+    assert text == _figures.table_text(_doc()), f"{_figures.TABLE} differs from {RUN.name}"
 
 
 def test_the_machine_is_named_one_way():
@@ -37,6 +45,11 @@ def test_the_machine_is_named_one_way():
         text = (ROOT / page).read_text(encoding="utf-8")
         named = set(re.findall(r"Zen \d", text))
         assert named <= {gen}, f"{page} names {sorted(named)}; the run's machine is {gen}"
+
+
+def test_the_cpu_classes_were_measured_with_the_same_code():
+    commits = {d["environment"]["commit"] for d in json.loads(CLASSES.read_text())["classes"].values()}
+    assert commits == {_doc()["environment"]["commit"]}, commits
 
 
 def test_the_commit_measured_is_recent():

@@ -1,4 +1,4 @@
-"""A newcomer's first hour (issue 27): the import in a source tree without
+"""A newcomer's first hour: the import in a source tree without
 built modules, a bad POLY1305X_BACKEND, the two command lines' flags,
 messages and feedback, the install hints, and mypy over the installed package.
 
