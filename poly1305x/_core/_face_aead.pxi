@@ -2,6 +2,9 @@
 # ChaCha20Poly1305, XChaCha20Poly1305) and the one-shot calls for protocols
 # that build an AEAD per message, with all of their checks and messages.
 
+# cryptography's message for a wrong ChaCha20Poly1305 key (also QUIC's
+# packet protection: _face_quic.pxi)
+cdef str CP_KEY_LEN = "ChaCha20Poly1305 key must be 32 bytes."
 
 
 cdef int aead_failed(const fail_t* f) except -1:
@@ -40,7 +43,7 @@ def chacha20poly1305_seal(key, nonce, aad, pt):
     """ct || tag for RFC 8439 ChaCha20-Poly1305 (12-byte nonce), in one call and
     with no object kept: for protocols that build an AEAD per message (HPKE)."""
     cdef buf_t kb
-    get_fixed(key, &kb, 32, "ChaCha20Poly1305 key must be 32 bytes.")
+    get_fixed(key, &kb, 32, CP_KEY_LEN)
     try:
         return aead_seal(active_kernels(), kb.ptr, 12, nonce, pt, aad, None)
     finally:
@@ -50,7 +53,7 @@ def chacha20poly1305_seal(key, nonce, aad, pt):
 def chacha20poly1305_open(key, nonce, aad, ct):
     """The plaintext of ct || tag, or InvalidTag; one call, no object kept."""
     cdef buf_t kb
-    get_fixed(key, &kb, 32, "ChaCha20Poly1305 key must be 32 bytes.")
+    get_fixed(key, &kb, 32, CP_KEY_LEN)
     try:
         return aead_open(active_kernels(), kb.ptr, 12, nonce, ct, aad, None)
     finally:
@@ -172,7 +175,7 @@ cdef class ChaCha20Poly1305(_AEADKey):
     Never encrypt two messages with the same key and nonce."""
 
     def __init__(self, key):
-        self._set_key(key, "ChaCha20Poly1305 key must be 32 bytes.", 12)
+        self._set_key(key, CP_KEY_LEN, 12)
 
 
 cdef class XChaCha20Poly1305(_AEADKey):
