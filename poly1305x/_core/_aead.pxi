@@ -115,7 +115,7 @@ cdef void etm_seal(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
         memset(tmp, 0, 64)
         memcpy(tmp + 64, pt, n)
         stream_set_ctr(s, 0)
-        s.k.chacha20_xor(s.st, tmp, tmp, 1 + ((n + 63) >> 6))
+        s.k.chacha20_xor(s.st, tmp, tmp, ks_blocks(n))
         etm_begin(&c, s.k, tmp, aad, alen, rfc)   # before ct is written: aad may share its buffer
         etm_mac(&c, pre, prelen, tmp + 64, n, True)
         memcpy(ct, tmp + 64, n)
@@ -142,22 +142,18 @@ cdef bint etm_open(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
     cdef uint8_t mine[16]
     cdef const uint8_t* pre = NULL
     cdef size_t prelen = 0
-    cdef size_t i
     cdef bint ok
     if not rfc:
         pre, prelen = aad, alen
     memcpy(want, tag, 16)
     if n <= SHORT_AEAD:
         stream_set_ctr(s, 0)
-        s.k.chacha20_xor(s.st, NULL, ks, 1 + ((n + 63) >> 6))
+        s.k.chacha20_xor(s.st, NULL, ks, ks_blocks(n))
         etm_begin(&c, s.k, ks, aad, alen, rfc)
         memcpy(cpy + ROOM, ct, n)
         etm_mac(&c, pre, prelen, cpy + ROOM, n, True)
         etm_end(&c, rfc, alen, n, mine)
-        ok = tags_equal(mine, want, 16)
-        if ok:
-            for i in range(n):
-                pt[i] = cpy[ROOM + i] ^ ks[64 + i]
+        ok = tag_verdict(mine, want, pt, cpy + ROOM, ks + 64, n)
         wipe(ks, 64 + n)
     else:
         stream_block0(s, ks)
@@ -165,11 +161,9 @@ cdef bint etm_open(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
         wipe(ks, 64)
         etm_crypt(s, &c, ct, pt, n, False, defer, pre, prelen)
         etm_end(&c, rfc, alen, n, mine)
-        ok = tags_equal(mine, want, 16)
+        ok = tag_verdict(mine, want, pt, NULL, NULL, n)
         if ok and defer:
             stream_xor(s, pt, pt, n)
-    if not ok:
-        wipe(pt, n)
     mac_wipe(&c)
     return ok
 
@@ -195,9 +189,11 @@ cdef bint aead_run(stream_t* s, const uint8_t* aad, size_t alen, const uint8_t* 
 
 
 cdef object aead_call(const kernel_table* k, const uint8_t* key, size_t nonce_len, nonce,
-                      data, associated_data, output, bint seal):
+                      data, associated_data, output, bint seal, fail_t* fail):
     """seal: data -> ct || tag; open: ct || tag -> data or InvalidTag.  Into a
-    new bytes object, or into ``output`` (then the length is returned)."""
+    new bytes object, or into ``output`` (then the length is returned).  None
+    when a check failed: fail says which (FAIL_TOO_LONG, FAIL_NONCE_LEN,
+    FAIL_NOT_WRITABLE, FAIL_OUT_LEN), and the face words it."""
     cdef PyThreadState* ts
     cdef buf_t nb, db, ab, ob
     cdef stream_t s
@@ -234,10 +230,12 @@ cdef object aead_call(const kernel_table* k, const uint8_t* key, size_t nonce_le
             aad = ab.ptr
             alen = ab.len
         if seal and db.len > AEAD_MAX:
-            raise OverflowError("Data too long for one ChaCha20-Poly1305 message "
-                                "(at most 2**38 - 64 bytes)")
+            fail.code = FAIL_TOO_LONG
+            return None
         if nb.len != nonce_len:
-            raise ValueError("Nonce must be %d bytes" % nonce_len)
+            fail.code = FAIL_NONCE_LEN
+            fail.n = nonce_len
+            return None
         if seal:
             n = db.len
             outlen = n + 16
@@ -250,8 +248,10 @@ cdef object aead_call(const kernel_table* k, const uint8_t* key, size_t nonce_le
         if output is None:
             result = new_bytes(outlen, &dst)
         else:
-            writable_output(output, &ob, outlen, "Buffer is not writable.",
-                            "buffer must be %d bytes")
+            fail.code = writable_output(output, &ob, outlen)
+            if fail.code:
+                fail.n = outlen
+                return None
             dst = <uint8_t*>ob.ptr
             result = outlen
         src = db.ptr

@@ -58,66 +58,6 @@ cdef struct batch_t:
 
 
 
-cdef extern from *:
-    """
-    #include <string.h>
-    /* RFC 8439's lengths block (two little-endian 64-bit numbers) as two
-     * 8-byte stores: the MAC kernels read it as 8-byte words, which the
-     * stores then forward to (byte stores merged by the compiler into one
-     * 16-byte write through the stack did not). */
-    static inline void p1305x_put_lengths(unsigned char *p, unsigned long long a,
-                                          unsigned long long b) {
-    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        memcpy(p, &a, 8);
-        memcpy(p + 8, &b, 8);
-    #else
-        int i;
-        for (i = 0; i < 8; i++) {
-            p[i] = (unsigned char)(a >> (8 * i));
-            p[8 + i] = (unsigned char)(b >> (8 * i));
-        }
-    #endif
-    }
-    /* 16 bytes: row = dst = a ^ b (xor2_16), row = a (copy16); one vector
-     * where the compiler has vector extensions (SSE2, NEON, VSX), two
-     * words else. */
-    #if defined(__GNUC__) || defined(__clang__)
-    typedef unsigned char p1305x_v16 __attribute__((vector_size(16)));
-    static inline void p1305x_xor2_16(unsigned char *row, unsigned char *dst,
-                                      const unsigned char *a, const unsigned char *b) {
-        p1305x_v16 x, y;
-        memcpy(&x, a, 16);
-        memcpy(&y, b, 16);
-        x ^= y;
-        memcpy(dst, &x, 16);
-        memcpy(row, &x, 16);
-    }
-    static inline void p1305x_copy16(unsigned char *row, const unsigned char *a) {
-        p1305x_v16 x;
-        memcpy(&x, a, 16);
-        memcpy(row, &x, 16);
-    }
-    #else
-    static inline void p1305x_xor2_16(unsigned char *row, unsigned char *dst,
-                                      const unsigned char *a, const unsigned char *b) {
-        unsigned long long x0, x1, y0, y1;
-        memcpy(&x0, a, 8); memcpy(&x1, a + 8, 8);
-        memcpy(&y0, b, 8); memcpy(&y1, b + 8, 8);
-        x0 ^= y0; x1 ^= y1;
-        memcpy(dst, &x0, 8); memcpy(dst + 8, &x1, 8);
-        memcpy(row, &x0, 8); memcpy(row + 8, &x1, 8);
-    }
-    static inline void p1305x_copy16(unsigned char *row, const unsigned char *a) {
-        memcpy(row, a, 16);
-    }
-    #endif
-    """
-    void p1305x_put_lengths(uint8_t* p, uint64_t a, uint64_t b) noexcept nogil
-    void p1305x_xor2_16(uint8_t* row, uint8_t* dst, const uint8_t* a,
-                        const uint8_t* b) noexcept nogil
-    void p1305x_copy16(uint8_t* row, const uint8_t* a) noexcept nogil
-
-
 cdef enum:
     MB_MAX = 1024               # longest message for the lanes
     MB_BLOCKS = 1 + MB_MAX // 64
@@ -130,69 +70,6 @@ cdef enum:
     MB_MAC = MB_AAD + MB_MAX + 16   # one lane's MAC input: aad, ct, lengths
     MB_MIN_X = 3                # fewer XChaCha20 lanes in a group: HChaCha20
                                 # one by one (at 2 lanes no faster, at 5 much)
-
-
-cdef inline uint32_t mb_blocks(size_t n) noexcept nogil:
-    """Block 0 and the message's blocks; n <= MB_MAX (no overflow)."""
-    return <uint32_t>(1 + ((n + 63) >> 6))
-
-
-cdef inline void xor_bytes(uint8_t* dst, const uint8_t* a, const uint8_t* b,
-                           size_t n) noexcept nogil:
-    """dst = a ^ b, 16 bytes a step (dst may equal a)."""
-    cdef uint64_t x0, x1, y0, y1
-    cdef size_t i = 0
-    while i + 16 <= n:
-        memcpy(&x0, a + i, 8)
-        memcpy(&x1, a + i + 8, 8)
-        memcpy(&y0, b + i, 8)
-        memcpy(&y1, b + i + 8, 8)
-        x0 ^= y0
-        x1 ^= y1
-        memcpy(dst + i, &x0, 8)
-        memcpy(dst + i + 8, &x1, 8)
-        i += 16
-    while i < n:
-        dst[i] = a[i] ^ b[i]
-        i += 1
-
-
-cdef inline void copy_pad16(uint8_t* dst, const uint8_t* src, size_t n) noexcept nogil:
-    """dst = src (n bytes), then zeros up to the next multiple of 16: a MAC
-    row's segment, 16 bytes a step without a libc call (the lengths here
-    are a few dozen bytes; src is never read past n)."""
-    cdef uint64_t x0
-    cdef size_t i = 0
-    while i + 16 <= n:
-        p1305x_copy16(dst + i, src + i)
-        i += 16
-    if i < n:
-        x0 = 0
-        memcpy(dst + i, &x0, 8)
-        memcpy(dst + i + 8, &x0, 8)
-        while i < n:
-            dst[i] = src[i]
-            i += 1
-
-
-cdef inline void xor_pad16(uint8_t* row, uint8_t* dst, const uint8_t* a, const uint8_t* b,
-                           size_t n) noexcept nogil:
-    """row = dst = a ^ b (n bytes), and row zero-padded up to the next
-    multiple of 16: the ciphertext into the output and the MAC row in one
-    pass."""
-    cdef uint64_t x0
-    cdef size_t i = 0
-    while i + 16 <= n:
-        p1305x_xor2_16(row + i, dst + i, a + i, b + i)
-        i += 16
-    if i < n:
-        x0 = 0
-        memcpy(row + i, &x0, 8)
-        memcpy(row + i + 8, &x0, 8)
-        while i < n:
-            dst[i] = a[i] ^ b[i]
-            row[i] = dst[i]
-            i += 1
 
 
 cdef void mb_finish(const kernel_table* k, bmsg_t* m, uint8_t* ks, bint seal) noexcept nogil:
@@ -214,11 +91,7 @@ cdef void mb_finish(const kernel_table* k, bmsg_t* m, uint8_t* ks, bint seal) no
         memcpy(m.dst, m.src, n)
         mac_update(&c, m.dst, n)
         etm_end(&c, True, m.alen, n, mine)
-        m.ok = tags_equal(mine, want, 16)
-        if m.ok:
-            xor_bytes(m.dst, m.dst, ks + 64, n)
-        else:
-            wipe(m.dst, n)
+        m.ok = tag_verdict(mine, want, m.dst, m.dst, ks + 64, n)
     mac_wipe(&c)
 
 
@@ -230,10 +103,6 @@ cdef void one_run(const kernel_table* k, bmsg_t* m, bint seal) noexcept nogil:
     wipe(&s, sizeof(stream_t))
 
 
-cdef inline size_t pad16(size_t n) noexcept nogil:
-    return (n + 15) & ~(<size_t>15)
-
-
 cdef void mb_macs(const kernel_table* k, bmsg_t* m, const size_t* order, size_t g,
                   bint seal, uint8_t* const* ks) noexcept nogil:
     """The group's MACs across lanes: each message's MAC input (aad, pad,
@@ -242,7 +111,7 @@ cdef void mb_macs(const kernel_table* k, bmsg_t* m, const size_t* order, size_t 
     pass.  Open: the ciphertext is copied there once, MACed and decrypted
     from there (the bad-tag rule of _aead.pxi).  The buffer only ever holds
     public bytes (aad, ciphertext, lengths), so it is not wiped; the key
-    stream and the computed tags of an open are."""
+    stream and the computed tags of an open are (tag_verdict)."""
     cdef uint8_t mac[MB_GROUP * MB_MAC]
     cdef uint8_t want[16 * MB_GROUP]
     cdef uint8_t mine[16 * MB_GROUP]
@@ -279,27 +148,7 @@ cdef void mb_macs(const kernel_table* k, bmsg_t* m, const size_t* order, size_t 
         return                           # mac holds public bytes only: no wipe
     for j in range(g):
         mj = &m[order[j]]
-        mj.ok = tags_equal(mine + 16 * j, want + 16 * j, 16)
-        if mj.ok:
-            xor_bytes(mj.dst, ct[j], ks[j] + 64, mj.n)
-        else:
-            memset(mj.dst, 0, mj.n)
-    wipe(mine, sizeof(mine))
-
-
-cdef inline void mb_state(uint32_t* st, const bmsg_t* m) noexcept nogil:
-    """The message's ChaCha20 input block at block 0, as stream_setup makes it
-    (XChaCha20: the HChaCha20 subkey and 0^4 || nonce[16:24])."""
-    cdef uint8_t subkey[32]
-    cdef uint8_t n12[12]
-    if m.nonce_len == 24:
-        hchacha20(m.key, m.nonce, subkey)
-        memset(n12, 0, 4)
-        memcpy(n12 + 4, m.nonce + 16, 8)
-        chacha20_init_state(st, subkey, n12, 12, 0)
-        wipe(subkey, 32)
-    else:
-        chacha20_init_state(st, m.key, m.nonce, 12, 0)
+        mj.ok = tag_verdict(mine + 16 * j, want + 16 * j, mj.dst, ct[j], ks[j] + 64, mj.n)
 
 
 cdef void mb_subkeys(const kernel_table* k, const bmsg_t* m, const size_t* order,
@@ -308,8 +157,8 @@ cdef void mb_subkeys(const kernel_table* k, const bmsg_t* m, const size_t* order
     (x >= 2), their HChaCha20 subkeys made across lanes: one chacha20_lanes
     block of the HChaCha20 input (constants, key, nonce[0:16]) is its 20
     rounds plus the feed-forward, so words 0-3 and 12-15 of the block minus
-    the input are the subkey.  Then subkey and 0^4 || nonce[16:24], as
-    mb_state makes them."""
+    the input are the subkey.  Then subkey and xchacha_nonce, as
+    message_state makes them."""
     cdef uint32_t hst[16 * MB_GROUP]
     cdef uint8_t rows[64 * MB_GROUP]
     cdef uint8_t* out[MB_GROUP]
@@ -324,14 +173,13 @@ cdef void mb_subkeys(const kernel_table* k, const bmsg_t* m, const size_t* order
         out[j] = rows + 64 * j
         one[j] = 1
     k.chacha20_lanes(hst, x, out, one)
-    memset(n12, 0, 4)
     for j in range(x):
         mj = &m[order[lane[j]]]
         for w in range(4):
             store32_le(subkey + 4 * w, load32_le(out[j] + 4 * w) - hst[16 * j + w])
             store32_le(subkey + 16 + 4 * w,
                        load32_le(out[j] + 48 + 4 * w) - hst[16 * j + 12 + w])
-        memcpy(n12 + 4, mj.nonce + 16, 8)
+        xchacha_nonce(n12, mj.nonce)
         chacha20_init_state(&states[16 * lane[j]], subkey, n12, 12, 0)
     wipe(subkey, 32)
     wipe(rows, 64 * x)
@@ -365,9 +213,9 @@ cdef void mb_group(const kernel_table* k, bmsg_t* m, const size_t* order, size_t
             states[16 * j + 14] = load32_le(mj.nonce + 4)
             states[16 * j + 15] = load32_le(mj.nonce + 8)
         else:
-            mb_state(&states[16 * j], mj)
+            message_state(&states[16 * j], mj.key, mj.nonce, mj.nonce_len)
         out[j] = ks + used               # rows back to back: one wipe at the end
-        nb[j] = mb_blocks(mj.n)
+        nb[j] = <uint32_t>ks_blocks(mj.n)
         used += 64 * nb[j]
         if mj.alen > MB_AAD:
             lanes = False
@@ -375,7 +223,8 @@ cdef void mb_group(const kernel_table* k, bmsg_t* m, const size_t* order, size_t
         mb_subkeys(k, m, order, xl, x, states)
     else:
         for j in range(x):
-            mb_state(&states[16 * xl[j]], &m[order[xl[j]]])
+            mj = &m[order[xl[j]]]
+            message_state(&states[16 * xl[j]], mj.key, mj.nonce, mj.nonce_len)
     k.chacha20_lanes(states, g, out, nb)
     wipe(states, 64 * g)
     if lanes:
@@ -418,8 +267,8 @@ cdef void batch_run(const kernel_table* k, bmsg_t* m, size_t count, bint seal,
     for i in range(count):
         if not seal and not m[i].ok:
             continue
-        if m[i].n <= MB_MAX and mb_blocks(m[i].n) <= most and k.chacha20_lanes != NULL:
-            b = mb_blocks(m[i].n)
+        if m[i].n <= MB_MAX and ks_blocks(m[i].n) <= most and k.chacha20_lanes != NULL:
+            b = <uint32_t>ks_blocks(m[i].n)
             if nshort == 0:
                 first = b
             elif b != first:
@@ -435,8 +284,8 @@ cdef void batch_run(const kernel_table* k, bmsg_t* m, size_t count, bint seal,
         for b in range(1, MB_BLOCKS + 2):
             start[b] += start[b - 1]
         for i in range(count):
-            if (seal or m[i].ok) and m[i].n <= MB_MAX and mb_blocks(m[i].n) <= most:
-                b = mb_blocks(m[i].n)
+            if (seal or m[i].ok) and m[i].n <= MB_MAX and ks_blocks(m[i].n) <= most:
+                b = <uint32_t>ks_blocks(m[i].n)
                 order[start[b]] = i
                 start[b] += 1
     i = 0
@@ -444,7 +293,7 @@ cdef void batch_run(const kernel_table* k, bmsg_t* m, size_t count, bint seal,
         g = nshort - i
         if g > MB_GROUP:
             g = MB_GROUP
-        g = lanes_take(g, mb_blocks(m[order[i + g - 1]].n))
+        g = lanes_take(g, <uint32_t>ks_blocks(m[order[i + g - 1]].n))
         if g == 0:
             one_run(k, &m[order[i]], seal)
             i += 1

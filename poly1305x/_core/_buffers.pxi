@@ -2,6 +2,28 @@
 # engine object carries (initialised once, busy during a call, fork-safe).
 
 # ---------------------------------------------------------------------------
+# Failure codes.  The core raises only the shared buffer errors below and
+# InvalidTag; a check it makes on a face's behalf is returned as one of these
+# (with the number the message names in fail_t.n), and each face words it.
+# ---------------------------------------------------------------------------
+
+cdef enum:
+    FAIL_NONE = 0
+    FAIL_NONCE_LEN = 1     # n: the nonce length the key takes
+    FAIL_TOO_LONG = 2      # the input is past one message's key stream
+    FAIL_NOT_WRITABLE = 3  # the output buffer is not writable
+    FAIL_OUT_LEN = 4       # n: the output length the call needs
+    FAIL_NEGATIVE = 5      # a seek below 0
+    FAIL_PAST_END = 6      # a seek past the key stream's end
+    FAIL_FINISHED = 7      # a MAC that already made its tag
+
+
+cdef struct fail_t:
+    int code
+    size_t n
+
+
+# ---------------------------------------------------------------------------
 # Buffers
 # ---------------------------------------------------------------------------
 
@@ -113,19 +135,19 @@ cdef object new_bytes(size_t n, uint8_t** out):
     return r
 
 
-cdef int writable_output(object output, buf_t* ob, size_t n, str not_writable,
-                         str wrong_len) except -1:
-    """Borrow a caller's output buffer: writable and exactly n bytes long
-    (wrong_len is formatted with n)."""
+cdef int writable_output(object output, buf_t* ob, size_t n) except -1:
+    """Borrow a caller's output buffer, writable and exactly n bytes long: 0,
+    or FAIL_NOT_WRITABLE / FAIL_OUT_LEN (nothing borrowed) for the face to
+    word (a non-contiguous buffer raises here, as get_buf does)."""
     try:
         get_buf(output, ob, True)
     except BufferError:
         raise
     except TypeError:
-        raise TypeError(not_writable) from None
+        return FAIL_NOT_WRITABLE
     if ob.len != n:
         put_buf(ob)
-        raise ValueError(wrong_len % n)
+        return FAIL_OUT_LEN
     return 0
 
 

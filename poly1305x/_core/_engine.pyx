@@ -10,13 +10,19 @@ poly1305x.openssh._ssh frames OpenSSH's cipher over the same AEAD core.
 
 One module (a face's classes are cdef classes, and a cdef class's methods
 live in its class body: one extension module keeps every call a direct C
-call), in files by concern.  The core, which holds no face's check or message:
-  _buffers.pxi         borrowing buffers; the objects' life-cycle/busy word
+call), in files by concern.  The core raises only InvalidTag and the shared
+buffer and life-cycle errors of _buffers.pxi; a check it makes for a face is
+returned as a FAIL_ code (_buffers.pxi), which the face words:
+  _buffers.pxi         borrowing buffers; the objects' life-cycle/busy word;
+                       the FAIL_ codes
   _mac.pxi             the Poly1305 streaming state; the MAC objects' base
   _stream.pxi          the ChaCha20 key stream (nonce, seek, threads) and the
                        encrypt/decrypt wrapper of the stream objects
+  _bytes.pxi           the AEAD cores' byte steps, block count, bad-tag rule
   _aead.pxi            the one encrypt-then-MAC construction (also OpenSSH's)
   _batch.pxi           many RFC 8439 messages through the multi-buffer kernels
+  _batch_inputs.pxi    the batch's message table: its memory, what it holds,
+                       the outputs' places, the _into calls' private copies
   _short.pxi           one short RFC 8439 message in two kernel calls
 One file per face, with all of its checks and messages:
   _face_mac.pxi        cryptography's Poly1305
@@ -24,7 +30,8 @@ One file per face, with all of its checks and messages:
   _batch_nonces.pxi    the batch's refusal of a repeated (key, nonce) when sealing
   _face_aead_cg.pxi    the ChaCha20Poly1305 that install("cryptography") serves
   _face_quic.pxi       QUIC's ChaCha20 packet and header protection (aioquic's)
-  _face_batch.pxi      their encrypt_many/decrypt_many (and the multi-key form)
+  _face_batch.pxi      their encrypt_many/decrypt_many (and the multi-key form):
+                       the arguments' checks, filling the message table
   _face_ChaCha20.pxi   pycryptodome's ChaCha20 (and HChaCha20)
   _face_ChaCha20_Poly1305.pxi
                        pycryptodome's ChaCha20_Poly1305
@@ -70,14 +77,17 @@ cdef extern from "Python.h":
 # wrote while it is still in L1/L2.
 cdef size_t SLICE = 16384
 
-# The core: no face's class, check or message.
+# The core: no face's class or message (it returns FAIL_ codes; the faces word them).
 include "_buffers.pxi"
 include "_mac.pxi"
 include "_stream.pxi"
+include "_bytes.pxi"
 include "_aead.pxi"
 include "_batch.pxi"
+include "_batch_inputs.pxi"
 include "_short.pxi"
-# One file per face: its classes, with all of its checks and messages.
+# One file per face: its classes, with all of its checks and messages (the words of
+# the cores' FAIL_ codes too).
 include "_face_mac.pxi"
 include "_face_aead.pxi"
 include "_batch_nonces.pxi"

@@ -6,6 +6,40 @@ cdef str CHACHA20_KEY_LEN = "ChaCha20/XChaCha20 key must be 32 bytes long"
 cdef str CHACHA20_NONCE_LEN = "Nonce must be 8/12 bytes(ChaCha20) or 24 bytes (XChaCha20)"
 
 
+
+# pycryptodome's words for what the stream core refused (also those of
+# ChaCha20_Poly1305: _face_ChaCha20_Poly1305.pxi).
+
+cdef int stream_failed(const fail_t* f, str name) except -1:
+    if f.code == FAIL_TOO_LONG:
+        raise MessageTooLongError("The key stream of %s is exhausted for this nonce" % name)
+    if f.code == FAIL_NEGATIVE:
+        raise OverflowError("can't convert negative number to unsigned")
+    if f.code == FAIL_PAST_END:
+        raise ValueError("Error 11 while seeking with %s" % name)
+    if f.code == FAIL_NOT_WRITABLE:
+        raise TypeError("output must be a bytearray or a writeable memoryview")
+    raise ValueError("output must have the same length as the input  (%d bytes)" % f.n)
+
+
+cdef inline object stream_face(stream_t* s, mac_t* c, object data, object output, int how,
+                               str name, size_t threads, size_t min_bytes, uint64_t* counted):
+    """stream_call, its refusals in pycryptodome's words."""
+    cdef fail_t f
+    cdef object r = stream_call(s, c, data, output, how, threads, min_bytes, counted, &f)
+    if f.code:
+        stream_failed(&f, name)
+    return r
+
+
+cdef inline int seek_face(stream_t* s, object position, str name) except -1:
+    """seek_call, its refusals in pycryptodome's words."""
+    cdef fail_t f
+    f.code = seek_call(s, position)
+    if f.code:
+        stream_failed(&f, name)
+    return 0
+
 def _threads_param(threads):
     # pycryptodome's rules and messages (Crypto.Util._threads.threads_param)
     if not isinstance(threads, int) or isinstance(threads, bool):
@@ -96,7 +130,7 @@ cdef class ChaCha20Cipher:
                 raise TypeError("Cipher object can only be used for "
                                 + ("decryption" if op == 1 else "encryption"))
             self.next_ops = op
-            return stream_call(&self.s, NULL, data, output, RUN_XOR, self._name,
+            return stream_face(&self.s, NULL, data, output, RUN_XOR, self._name,
                                <size_t>self._threads, self._min_bytes, NULL)
         finally:
             leave(&self.state)
@@ -105,7 +139,7 @@ cdef class ChaCha20Cipher:
         """Move to absolute byte ``position`` in the key stream."""
         enter(&self.state, self)
         try:
-            seek_call(&self.s, position, self._name)
+            seek_face(&self.s, position, self._name)
         finally:
             leave(&self.state)
 

@@ -119,7 +119,7 @@ cdef class ChaCha20Poly1305Cipher:
             if not self.aad_done:
                 mac_pad16(&self.c)
                 self.aad_done = True
-            return stream_call(&self.s, &self.c, data, output,
+            return stream_face(&self.s, &self.c, data, output,
                                RUN_SEAL if op == OP_ENCRYPT else RUN_OPEN, "ChaCha20", 1, 0,
                                &self.len_ct)
         finally:
@@ -184,7 +184,7 @@ cdef class ChaCha20Poly1305Cipher:
     def _seek_key_stream(self, position):
         enter(&self.state, self)
         try:
-            seek_call(&self.s, position, "ChaCha20")
+            seek_face(&self.s, position, "ChaCha20")
         finally:
             leave(&self.state)
 

@@ -15,6 +15,13 @@ from types import ModuleType
 
 from poly1305x._core import _ciphers
 
+
+
+cdef int mac_finished() except -1:
+    """pycryptodome's refusal of update() after digest()/verify()."""
+    raise TypeError("You can only call 'digest' or 'hexdigest' on this object")
+
+
 #: module -> whether it is a ChaCha20 module whose key pair poly1305x derives;
 #: filled by is_chacha20 the first time a module is seen, and only here.
 #: Keyed by the module object: install() changes which module a name gives,
@@ -101,7 +108,8 @@ cdef Poly1305_MAC chacha20_mac(object key, object nonce, object data):
     mac.done = False
     init_end(&mac.state, True)
     if data:                        # pycryptodome's test: b"", None and 0 add nothing
-        mac._update(data, None)
+        if mac._update(data):
+            mac_finished()
     return mac
 
 
@@ -238,11 +246,13 @@ cdef class Poly1305_MAC(_MacBase):
         self.nonce = None
         init_end(&self.state, True)
         if data:
-            self._update(data, None)
+            if self._update(data):
+                mac_finished()
 
     def update(self, data):
         """Authenticate the next chunk of message; returns self."""
-        self._update(data, None)
+        if self._update(data):
+            mac_finished()
         return self
 
     def copy(self):
@@ -250,7 +260,7 @@ cdef class Poly1305_MAC(_MacBase):
 
     def digest(self):
         """Return the binary (16-byte) MAC tag of the message so far."""
-        self._finish(None)
+        self._finish()
         return PyBytes_FromStringAndSize(<char*>self.tag, 16)
 
     def hexdigest(self):
@@ -261,7 +271,7 @@ cdef class Poly1305_MAC(_MacBase):
         """Raise ValueError("MAC check failed") unless ``mac_tag`` matches
         (constant-time comparison)."""
         cdef bint ok
-        self._finish(None)
+        self._finish()
         ok = tag_matches(mac_tag, self.tag)
         if not ok:
             raise ValueError("MAC check failed")

@@ -2,14 +2,50 @@
 # ChaCha20Poly1305, XChaCha20Poly1305) and the one-shot calls for protocols
 # that build an AEAD per message, with all of their checks and messages.
 
+# cryptography's message for a wrong ChaCha20Poly1305 key (also QUIC's
+# packet protection: _face_quic.pxi)
+cdef str CP_KEY_LEN = "ChaCha20Poly1305 key must be 32 bytes."
+
+
+cdef int aead_failed(const fail_t* f) except -1:
+    """cryptography's words for what aead_call refused."""
+    if f.code == FAIL_TOO_LONG:
+        raise OverflowError("Data too long for one ChaCha20-Poly1305 message "
+                            "(at most 2**38 - 64 bytes)")
+    if f.code == FAIL_NONCE_LEN:
+        raise ValueError("Nonce must be %d bytes" % f.n)
+    if f.code == FAIL_NOT_WRITABLE:
+        raise TypeError("Buffer is not writable.")
+    raise ValueError("buffer must be %d bytes" % f.n)
+
+
+cdef inline object aead_face(const kernel_table* k, const uint8_t* key, size_t nonce_len,
+                             nonce, data, associated_data, output, bint seal):
+    """aead_call, its refusals in cryptography's words."""
+    cdef fail_t f
+    cdef object r = aead_call(k, key, nonce_len, nonce, data, associated_data, output,
+                              seal, &f)
+    if r is None:
+        aead_failed(&f)
+    return r
+
+
+cdef inline object aead_seal(const kernel_table* k, const uint8_t* key, size_t nonce_len,
+                             nonce, data, associated_data, output):
+    return aead_face(k, key, nonce_len, nonce, data, associated_data, output, True)
+
+
+cdef inline object aead_open(const kernel_table* k, const uint8_t* key, size_t nonce_len,
+                             nonce, data, associated_data, output):
+    return aead_face(k, key, nonce_len, nonce, data, associated_data, output, False)
 
 def chacha20poly1305_seal(key, nonce, aad, pt):
     """ct || tag for RFC 8439 ChaCha20-Poly1305 (12-byte nonce), in one call and
     with no object kept: for protocols that build an AEAD per message (HPKE)."""
     cdef buf_t kb
-    get_fixed(key, &kb, 32, "ChaCha20Poly1305 key must be 32 bytes.")
+    get_fixed(key, &kb, 32, CP_KEY_LEN)
     try:
-        return aead_call(active_kernels(), kb.ptr, 12, nonce, pt, aad, None, True)
+        return aead_seal(active_kernels(), kb.ptr, 12, nonce, pt, aad, None)
     finally:
         put_buf(&kb)
 
@@ -17,9 +53,9 @@ def chacha20poly1305_seal(key, nonce, aad, pt):
 def chacha20poly1305_open(key, nonce, aad, ct):
     """The plaintext of ct || tag, or InvalidTag; one call, no object kept."""
     cdef buf_t kb
-    get_fixed(key, &kb, 32, "ChaCha20Poly1305 key must be 32 bytes.")
+    get_fixed(key, &kb, 32, CP_KEY_LEN)
     try:
-        return aead_call(active_kernels(), kb.ptr, 12, nonce, ct, aad, None, False)
+        return aead_open(active_kernels(), kb.ptr, 12, nonce, ct, aad, None)
     finally:
         put_buf(&kb)
 
@@ -56,6 +92,13 @@ cdef class _AEADKey:
         init_end(&self.state, True)
         return 0
 
+    cdef const uint8_t* _key_for(self, size_t* nonce_len) except NULL:
+        """The key and nonce length for a batch of many keys (_face_batch.pxi),
+        which holds a reference to self while it runs."""
+        check_ready(&self.state, self)
+        nonce_len[0] = self.nonce_len
+        return self.key
+
     @property
     def backend(self):
         """Name of the backend this object computes with."""
@@ -70,52 +113,60 @@ cdef class _AEADKey:
     def encrypt(self, nonce, data, associated_data):
         """ciphertext || 16-byte tag.  ``associated_data`` may be None."""
         check_ready(&self.state, self)
-        return aead_call(self.k, self.key, self.nonce_len, nonce, data, associated_data,
-                         None, True)
+        return aead_seal(self.k, self.key, self.nonce_len, nonce, data, associated_data,
+                         None)
 
     def decrypt(self, nonce, data, associated_data):
         """The plaintext, or InvalidTag (and nothing else) when the tag fails."""
         check_ready(&self.state, self)
-        return aead_call(self.k, self.key, self.nonce_len, nonce, data, associated_data,
-                         None, False)
+        return aead_open(self.k, self.key, self.nonce_len, nonce, data, associated_data,
+                         None)
 
     def encrypt_into(self, nonce, data, associated_data, buf):
         """Write ciphertext || tag into ``buf`` (len(data) + 16 bytes); returns
         the number of bytes written."""
         check_ready(&self.state, self)
-        return aead_call(self.k, self.key, self.nonce_len, nonce, data, associated_data,
-                         buf, True)
+        return aead_seal(self.k, self.key, self.nonce_len, nonce, data, associated_data,
+                         buf)
 
     def decrypt_into(self, nonce, data, associated_data, buf):
         """Write the plaintext into ``buf`` (len(data) - 16 bytes); returns the
         number of bytes written.  ``buf`` receives plaintext only once the tag
         has checked out; on InvalidTag it holds zeros."""
         check_ready(&self.state, self)
-        return aead_call(self.k, self.key, self.nonce_len, nonce, data, associated_data,
-                         buf, False)
+        return aead_open(self.k, self.key, self.nonce_len, nonce, data, associated_data,
+                         buf)
 
     # Many messages in one call (_face_batch.pxi; docs/batch.md)
 
     def encrypt_many(self, nonces, data, associated_data):
         """[ciphertext || tag for each message]; ``associated_data`` is None or
         a sequence (entries may be None).  A repeated nonce is a ValueError."""
-        return batch_call(self, None, nonces, data, associated_data, None, True, True)
+        check_ready(&self.state, self)
+        return seal_many(self.k, self.key, self.nonce_len, None, nonces, data, associated_data,
+                         None)
 
     def decrypt_many(self, nonces, data, associated_data, *, strict=True):
         """[plaintext for each message].  strict: InvalidTag naming the failing
         indices if any tag fails (and nothing returned); strict=False: None
         in the failing slots."""
-        return batch_call(self, None, nonces, data, associated_data, None, False, strict)
+        check_ready(&self.state, self)
+        return open_many(self.k, self.key, self.nonce_len, None, nonces, data, associated_data,
+                         None, strict)
 
     def encrypt_many_into(self, nonces, data, associated_data, buf):
         """Every ciphertext || tag back to back into ``buf``; returns their
         offsets."""
-        return batch_call(self, None, nonces, data, associated_data, buf, True, True)
+        check_ready(&self.state, self)
+        return seal_many(self.k, self.key, self.nonce_len, None, nonces, data, associated_data,
+                         buf)
 
     def decrypt_many_into(self, nonces, data, associated_data, buf, *, strict=True):
         """Every plaintext back to back into ``buf``; returns their offsets
         (None for failing slots with strict=False)."""
-        return batch_call(self, None, nonces, data, associated_data, buf, False, strict)
+        check_ready(&self.state, self)
+        return open_many(self.k, self.key, self.nonce_len, None, nonces, data, associated_data,
+                         buf, strict)
 
 
 cdef class ChaCha20Poly1305(_AEADKey):
@@ -124,7 +175,7 @@ cdef class ChaCha20Poly1305(_AEADKey):
     Never encrypt two messages with the same key and nonce."""
 
     def __init__(self, key):
-        self._set_key(key, "ChaCha20Poly1305 key must be 32 bytes.", 12)
+        self._set_key(key, CP_KEY_LEN, 12)
 
 
 cdef class XChaCha20Poly1305(_AEADKey):

@@ -38,15 +38,15 @@ cdef class ChaCha20Poly1305Cryptography(ChaCha20Poly1305):
         cg_limit(data)
         cg_limit(associated_data)
         check_ready(&self.state, self)
-        return aead_call(self.k, self.key, self.nonce_len, nonce, data, associated_data,
-                         None, True)
+        return aead_seal(self.k, self.key, self.nonce_len, nonce, data, associated_data,
+                         None)
 
     def decrypt(self, nonce, data, associated_data):
         """The plaintext, or InvalidTag (and nothing else) when the tag fails."""
         cg_limit(associated_data)
         check_ready(&self.state, self)
-        return aead_call(self.k, self.key, self.nonce_len, nonce, data, associated_data,
-                         None, False)
+        return aead_open(self.k, self.key, self.nonce_len, nonce, data, associated_data,
+                         None)
 
     def encrypt_into(self, nonce, data, associated_data, buf):
         """Write ciphertext || tag into ``buf`` (len(data) + 16 bytes); returns
@@ -54,13 +54,13 @@ cdef class ChaCha20Poly1305Cryptography(ChaCha20Poly1305):
         cg_limit(data)
         cg_limit(associated_data)
         check_ready(&self.state, self)
-        return aead_call(self.k, self.key, self.nonce_len, nonce, data, associated_data,
-                         buf, True)
+        return aead_seal(self.k, self.key, self.nonce_len, nonce, data, associated_data,
+                         buf)
 
     def decrypt_into(self, nonce, data, associated_data, buf):
         """Write the plaintext into ``buf`` (len(data) - 16 bytes); returns the
         number of bytes written (zeros in ``buf`` on InvalidTag)."""
         cg_limit(associated_data)
         check_ready(&self.state, self)
-        return aead_call(self.k, self.key, self.nonce_len, nonce, data, associated_data,
-                         buf, False)
+        return aead_open(self.k, self.key, self.nonce_len, nonce, data, associated_data,
+                         buf)

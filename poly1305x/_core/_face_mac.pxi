@@ -1,6 +1,11 @@
 # Included by _engine.pyx: cryptography's Poly1305 face
 # (poly1305x.mac.Poly1305), with all of its checks and messages.
 
+cdef int mac_finalized() except -1:
+    """cryptography's refusal of a MAC that made its tag."""
+    raise AlreadyFinalized("Context was already finalized.")
+
+
 cdef int oneshot_into(object key, object data, uint8_t* tag) except -1:
     """The tag of data under key into tag[0:16].  bytes below GIL_THRESHOLD
     (a 32-byte key: no check can fail) skip the buffer protocol."""
@@ -51,11 +56,13 @@ cdef class Poly1305(_MacBase):
 
     def update(self, data):
         """Absorb the next piece of the message (any bytes-like object)."""
-        self._update(data, AlreadyFinalized)
+        if self._update(data):
+            mac_finalized()
 
     def finalize(self):
         """Return the 16-byte tag; the object cannot be used afterwards."""
-        self._finish(AlreadyFinalized)
+        if self._finish():
+            mac_finalized()
         return PyBytes_FromStringAndSize(<char*>self.tag, 16)
 
     def verify(self, signature):
@@ -66,7 +73,8 @@ cdef class Poly1305(_MacBase):
         cdef bint ok
         get_buf(signature, &b)     # before finishing: a TypeError changes nothing
         try:
-            self._finish(AlreadyFinalized)
+            if self._finish():
+                mac_finalized()
             ok = b.len == 16 and tags_equal(b.ptr, self.tag, 16)
         finally:
             put_buf(&b)

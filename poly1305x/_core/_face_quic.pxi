@@ -76,7 +76,7 @@ cdef class QuicChaCha20AEAD:
             put_buf(&ib)
             if isinstance(key, str):
                 raise TypeError(_KEY_NOT_STR)
-            get_fixed(key, &kb, 32, "ChaCha20Poly1305 key must be 32 bytes.")
+            get_fixed(key, &kb, 32, CP_KEY_LEN)
             memcpy(self.key, kb.ptr, 32)
             put_buf(&kb)
         except BaseException:

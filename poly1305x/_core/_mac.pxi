@@ -110,31 +110,28 @@ cdef class _MacBase:
             put_buf(&b)
         return 0
 
-    cdef int _update(self, object data, object finished) except -1:
-        """update(): finished is the exception class for a finished MAC (None:
-        pycryptodome's TypeError)."""
+    cdef int _update(self, object data) except -1:
+        """update(): absorb data, or FAIL_FINISHED (nothing absorbed) once the
+        tag is made, which each face words its own way."""
         enter(&self.state, self)
         try:
             if self.done:
-                if finished is None:
-                    raise TypeError("You can only call 'digest' or 'hexdigest' on this object")
-                raise finished("Context was already finalized.")
+                return FAIL_FINISHED
             self._absorb(data)
         finally:
             leave(&self.state)
         return 0
 
-    cdef int _finish(self, object finished) except -1:
-        """Compute the tag once into self.tag (then wipe the key); with
-        `finished` set, refuse a MAC that is already finished."""
+    cdef int _finish(self) except -1:
+        """Compute the tag once into self.tag (then wipe the key); FAIL_FINISHED
+        when it was made before (a face that refuses a second finish words it)."""
         enter(&self.state, self)
         try:
-            if self.done and finished is not None:
-                raise finished("Context was already finalized.")
-            if not self.done:
-                mac_final(&self.c, self.tag)
-                self.done = True
-                mac_wipe(&self.c)      # r, s, the accumulator and the powers of r
+            if self.done:
+                return FAIL_FINISHED
+            mac_final(&self.c, self.tag)
+            self.done = True
+            mac_wipe(&self.c)          # r, s, the accumulator and the powers of r
         finally:
             leave(&self.state)
         return 0

@@ -23,22 +23,6 @@ cdef enum:
     SHORT_MAC = SHORT_AAD + SHORT_MAX + 16
 
 
-cdef inline void short_state(uint32_t* st, const uint8_t* key, const uint8_t* nonce,
-                             size_t nonce_len) noexcept nogil:
-    """The message's ChaCha20 input block at counter 0 (24-byte nonce:
-    XChaCha20's HChaCha20 subkey and 0^4 || nonce[16:24])."""
-    cdef uint8_t subkey[32]
-    cdef uint8_t n12[12]
-    if nonce_len == 24:
-        hchacha20(key, nonce, subkey)
-        memset(n12, 0, 4)
-        memcpy(n12 + 4, nonce + 16, 8)
-        chacha20_init_state(st, subkey, n12, 12, 0)
-        wipe(subkey, 32)
-    else:
-        chacha20_init_state(st, key, nonce, 12, 0)
-
-
 cdef inline void short_tag(const kernel_table* k, const uint8_t* ks, const uint8_t* mac,
                            size_t nblocks, uint8_t* tag) noexcept nogil:
     """Poly1305 keyed by ks[0:32] over nblocks whole blocks of mac."""
@@ -58,7 +42,7 @@ cdef inline size_t short_stream(const kernel_table* k, uint32_t* st, uint8_t* ks
     ks written.  (Block 0 in a call of its own ahead of whole 8-block batches,
     so that its latency might overlap them, measured no faster at 960 B and
     1 KiB on avx512.)"""
-    cdef size_t nb = 1 + ((n + 63) >> 6)
+    cdef size_t nb = ks_blocks(n)
     k.chacha20_xor(st, NULL, ks, nb)
     wipe(st, 64)
     return 64 * nb
@@ -88,12 +72,7 @@ cdef bint short_mac(const kernel_table* k, uint8_t* ks, size_t nks, const uint8_
         short_tag(k, ks, mac, (a16 + n16 + 16) >> 4, dst + n)
     else:
         short_tag(k, ks, mac, (a16 + n16 + 16) >> 4, mine)
-        ok = tags_equal(mine, want, 16)
-        if ok:
-            xor_bytes(dst, row, ks + 64, n)
-        else:
-            memset(dst, 0, n)
-        wipe(mine, 16)
+        ok = tag_verdict(mine, want, dst, row, ks + 64, n)
     wipe(ks, nks)
     return ok
 
@@ -123,7 +102,7 @@ cdef object short_bytes(const kernel_table* k, const uint8_t* key, size_t nonce_
     cdef size_t outlen = n + 16 if seal else n - 16
     cdef size_t nks
     cdef object result
-    short_state(st, key, <const uint8_t*>PyBytes_AS_STRING(nonce), nonce_len)
+    message_state(st, key, <const uint8_t*>PyBytes_AS_STRING(nonce), nonce_len)
     nks = short_stream(k, st, ks, n if seal else outlen)
     try:
         result = PyBytes_FromStringAndSize(NULL, <Py_ssize_t>outlen)

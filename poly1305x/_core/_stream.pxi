@@ -36,19 +36,45 @@ cdef void stream_set_nonce(stream_t* s, const uint8_t* nonce) noexcept nogil:
     s.spent = False
 
 
-cdef void stream_setup(stream_t* s, const kernel_table* k, const uint8_t* key32,
-                       const uint8_t* nonce, size_t nonce_len, bint pad8) noexcept nogil:
-    """The one nonce helper: a 24-byte nonce is XChaCha20 (subkey =
-    HChaCha20(key, nonce[0:16]), nonce = 0^4 || nonce[16:24]); an 8-byte one
-    keeps the 64-bit counter, or with pad8 becomes 0^4 || nonce (RFC 8439's
-    32-bit counter, as pycryptodome's ChaCha20-Poly1305 does); 12 bytes is
-    RFC 8439.  The caller checked the length."""
+cdef inline void xchacha_nonce(uint8_t* n12, const uint8_t* nonce24) noexcept nogil:
+    """XChaCha20's ChaCha20 nonce from its 24-byte one: 0^4 || nonce[16:24]
+    (the subkey is HChaCha20(key, nonce[0:16]): xchacha_key, or the batch's
+    lanes)."""
+    memset(n12, 0, 4)
+    memcpy(n12 + 4, nonce24 + 16, 8)
+
+
+cdef inline void xchacha_key(const uint8_t* key32, const uint8_t* nonce24, uint8_t* subkey,
+                             uint8_t* n12) noexcept nogil:
+    """XChaCha20's ChaCha20 key and 12-byte nonce (the caller wipes subkey)."""
+    hchacha20(key32, nonce24, subkey)
+    xchacha_nonce(n12, nonce24)
+
+
+cdef inline void message_state(uint32_t* st, const uint8_t* key32, const uint8_t* nonce,
+                               size_t nonce_len) noexcept nogil:
+    """An RFC 8439 message's ChaCha20 input block at counter 0, as
+    stream_setup keys it: a 12-byte nonce as it is, a 24-byte one XChaCha20."""
     cdef uint8_t subkey[32]
     cdef uint8_t n12[12]
     if nonce_len == 24:
-        hchacha20(key32, nonce, subkey)
-        memset(n12, 0, 4)
-        memcpy(n12 + 4, nonce + 16, 8)
+        xchacha_key(key32, nonce, subkey, n12)
+        chacha20_init_state(st, subkey, n12, 12, 0)
+        wipe(subkey, 32)
+    else:
+        chacha20_init_state(st, key32, nonce, 12, 0)
+
+
+cdef void stream_setup(stream_t* s, const kernel_table* k, const uint8_t* key32,
+                       const uint8_t* nonce, size_t nonce_len, bint pad8) noexcept nogil:
+    """The one nonce helper: a 24-byte nonce is XChaCha20 (xchacha_key); an
+    8-byte one keeps the 64-bit counter, or with pad8 becomes 0^4 || nonce
+    (RFC 8439's 32-bit counter, as pycryptodome's ChaCha20-Poly1305 does);
+    12 bytes is RFC 8439.  The caller checked the length."""
+    cdef uint8_t subkey[32]
+    cdef uint8_t n12[12]
+    if nonce_len == 24:
+        xchacha_key(key32, nonce, subkey, n12)
         stream_init(s, k, subkey, n12, 12)
         wipe(subkey, 32)
     elif nonce_len == 8 and pad8:
@@ -134,11 +160,13 @@ cdef void stream_seek(stream_t* s, uint64_t block, uint32_t offset) noexcept nog
         s.ks_off = offset
 
 
-cdef int seek_call(stream_t* s, object position, str name) except -1:
+cdef int seek_call(stream_t* s, object position) except -1:
     """The one seek: to absolute byte ``position`` of the key stream.  The
     position is converted with operator.index and split in C, so an int
-    subclass cannot steer the block/offset arithmetic.  pycryptodome's errors:
-    TypeError for a non-integer, OverflowError below 0, ValueError past the end."""
+    subclass cannot steer the block/offset arithmetic.  A non-integer is
+    pycryptodome's TypeError (Python's own); below 0 or past the end, the
+    stream stays and FAIL_NEGATIVE / FAIL_PAST_END is returned for the face
+    to word."""
     cdef object pos
     cdef uint64_t block
     try:
@@ -147,9 +175,9 @@ cdef int seek_call(stream_t* s, object position, str name) except -1:
         divmod(position, 64)[0] & 0xFFFFFFFF      # pycryptodome's own TypeError ...
         raise                                     # ... or operator.index's
     if pos < 0:
-        raise OverflowError("can't convert negative number to unsigned")
+        return FAIL_NEGATIVE
     if (pos >> 6) > s.last:
-        raise ValueError("Error 11 while seeking with %s" % name)
+        return FAIL_PAST_END
     block = <uint64_t>(pos >> 6)
     stream_seek(s, block, <uint32_t>(pos & 63))
     return 0
@@ -176,10 +204,13 @@ cdef void stream_run(stream_t* s, mac_t* c, const uint8_t* src, uint8_t* dst, si
 
 
 cdef object stream_call(stream_t* s, mac_t* c, object data, object output, int how,
-                        str name, size_t threads, size_t min_bytes, uint64_t* counted):
+                        size_t threads, size_t min_bytes, uint64_t* counted, fail_t* fail):
     """Run data through the stream; returns the new bytes, or None with output.
     With ``threads`` > 1, an input of 2 * ``min_bytes`` or more is split across
-    threads; ``counted`` (if not NULL) grows by the number of bytes processed."""
+    threads; ``counted`` (if not NULL) grows by the number of bytes processed.
+    fail.code is FAIL_NONE, or what was refused before any byte was written
+    (FAIL_TOO_LONG: the key stream is exhausted; FAIL_NOT_WRITABLE,
+    FAIL_OUT_LEN with fail.n: the input's length), for the face to word."""
     cdef PyThreadState* ts
     cdef buf_t ib, ob
     cdef uint8_t* dst
@@ -188,17 +219,21 @@ cdef object stream_call(stream_t* s, mac_t* c, object data, object output, int h
     cdef const uint8_t* src
     cdef size_t n
     ob.held = False
+    fail.code = FAIL_NONE
     get_buf(data, &ib)
     try:
         n = ib.len
         # before allocating the output: 2^38 bytes is this error, not MemoryError
         if not stream_can(s, n):
-            raise MessageTooLongError("The key stream of %s is exhausted for this nonce" % name)
+            fail.code = FAIL_TOO_LONG
+            return None
         if output is None:
             result = new_bytes(n, &dst)
         else:
-            writable_output(output, &ob, n, "output must be a bytearray or a writeable memoryview",
-                            "output must have the same length as the input  (%d bytes)")
+            fail.code = writable_output(output, &ob, n)
+            if fail.code:
+                fail.n = n
+                return None
             dst = <uint8_t*>ob.ptr
         src = ib.ptr
         if overlaps(src, dst, n):
