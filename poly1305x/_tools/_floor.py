@@ -149,6 +149,7 @@ def cases(case):
 def format_summary(rows):
     """The floor table: ns per call and encrypt's multiple of the floor ("" when
     the floor operation did not run)."""
+    from poly1305x._tools._report import size_text
     got = {}
     backend = "-"
     for r in rows:
@@ -175,5 +176,5 @@ def format_summary(rows):
         cells = [f"{t * 1e9:,.0f}" if t else "-" for t in (floor, enc)]
         cells.append(f"{enc / floor:.1f}×" if floor and enc else "-")
         cells += [f"{t * 1e9:,.0f}" if t else "-" for t in (many, peer)]
-        lines.append(f"| {backend} | {size} B | " + " | ".join(cells) + " |")
+        lines.append(f"| {backend} | {size_text(size)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
