@@ -21,6 +21,7 @@ from contextlib import contextmanager
 
 import poly1305x
 from poly1305x._tools import _floor, _report
+from poly1305x._tools._units import time_text
 # What is benchmarked (re-exported: the command line and benchmarks/ use them
 # through this module); the self-test's backend switch, also benchmarks/'.
 from poly1305x._tools._cases import (  # noqa: F401
@@ -251,11 +252,7 @@ def environment():
 
 
 def _fmt_time(s):
-    if s < 1e-6:
-        return f"{s * 1e9:.0f} ns"
-    if s < 1e-3:
-        return f"{s * 1e6:.2f} µs"
-    return f"{s * 1e3:.3f} ms"
+    return time_text(s, ms_digits=3)
 
 
 def series_label(row):

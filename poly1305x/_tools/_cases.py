@@ -9,8 +9,7 @@ from poly1305x._tools import _bench_batch as _bb
 from poly1305x._tools import _floor
 from poly1305x._tools import _bench_clients as _bc
 
-KiB = 1024
-MiB = 1024 * 1024
+from poly1305x._tools._units import KiB, MiB, size_label, size_text  # noqa: F401
 SIZES = (64, KiB, 16 * KiB, MiB)
 SSH_SIZES = (64, 32768)
 HPKE_SIZE = 100
@@ -321,12 +320,6 @@ def cases(operations=None):
     return [c for c in CASES if operations is None or c.operation in operations]
 
 
-def size_label(size):
-    if size >= MiB and size % MiB == 0:
-        return f"{size // MiB}MiB"
-    if size >= KiB and size % KiB == 0:
-        return f"{size // KiB}KiB"
-    return f"{size}B"
 
 
 def group_name(operation, size):

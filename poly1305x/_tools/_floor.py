@@ -149,7 +149,7 @@ def cases(case):
 def format_summary(rows):
     """The floor table: ns per call and encrypt's multiple of the floor ("" when
     the floor operation did not run)."""
-    from poly1305x._tools._report import size_text
+    from poly1305x._tools._units import size_text
     got = {}
     backend = "-"
     for r in rows:

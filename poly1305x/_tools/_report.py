@@ -6,7 +6,8 @@ The Markdown table (``_bench.format_table``) and the JSON file stay the forms
 for files (``--format markdown|json``)."""
 import shutil
 
-from poly1305x._tools._cases import BATCH_OPERATIONS, KiB, MiB, OPERATIONS
+from poly1305x._tools._cases import BATCH_OPERATIONS, OPERATIONS
+from poly1305x._tools._units import size_text, time_text  # noqa: F401 (size_text: re-exported)
 
 #: One line each for the legend (the full sentences: ``bench --help``).
 SHORT_NAMES = {
@@ -33,21 +34,6 @@ PEERS = ("cryptography", "pycryptodome", "pynacl")
 NOISY = "†"
 
 
-def size_text(size):
-    """A message size as people write it: ``64 B``, ``1 KiB``, ``16 KiB``, ``1 MiB``."""
-    if size >= MiB and size % MiB == 0:
-        return f"{size // MiB} MiB"
-    if size >= KiB and size % KiB == 0:
-        return f"{size // KiB} KiB"
-    return f"{size} B"
-
-
-def _time_text(s):
-    if s < 1e-6:
-        return f"{s * 1e9:.0f} ns"
-    if s < 1e-3:
-        return f"{s * 1e6:.2f} µs"
-    return f"{s * 1e3:.2f} ms"
 
 
 def round_ratios(mine, peer):
@@ -105,7 +91,7 @@ def format_terminal(rows, width=None):
     body = []
     for op, size, mine, ratios in comps:
         cells = [op, size_text(size)] + ([_label(mine, len(backends) > 1)] if with_label else [])
-        cells += [_time_text(mine["seconds"]), f"{size / mine['seconds'] / 1e9:.2f}"]
+        cells += [time_text(mine["seconds"]), f"{size / mine['seconds'] / 1e9:.2f}"]
         tail = [(f"{ratios[p][0]:.1f}×" + (NOISY if ratios[p][1] else "")) if p in ratios
                 else "" for p in peers]
         body.append((cells, tail))
