@@ -23,7 +23,6 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from tests.support import sdist_index
 
 HERE = Path(__file__).resolve().parent
 CACHE = Path(os.environ.get("POLY1305X_SDIST_CACHE")
@@ -42,6 +41,9 @@ def fetch(dist, from_index=False):
         if from_index:
             # pip prepares an sdist's metadata after downloading it, and a
             # Rust build (cryptography's) cannot do that without crates.io
+            # imported here: CI's prefetch imports this module on its own, from
+            # tests/support, where the tests package is not importable
+            from tests.support import sdist_index
             sdist_index.download_sdist(dist, version, tmp)
         else:
             subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary",
