@@ -157,6 +157,14 @@ for whl in "$OUT"/*.whl; do
                         | tee -a "$work/summary"
                 done
             fi
+            # The sid root has no objdump: the wheel audit above checks the
+            # same thing (no IFMA instruction in avx512f's module) on every wheel.
+            if ! sid_run sh -c 'command -v objdump' >/dev/null 2>&1; then
+                t=tests/kernels/test_avx512f_backend.py::test_module_holds_no_ifma_instruction
+                ignores+=" --deselect=$t"
+                echo "cpython $v: leaving out $t: the root has no objdump (the wheel audit checks it)" \
+                    | tee -a "$work/summary"
+            fi
             # cryptography's own tests come from its sdist and vectors wheel,
             # fetched from PyPI's simple API at run time, which the root cannot
             # reach; the host runs and the main job run them.

@@ -154,11 +154,13 @@ cdef bint nonce_check_sort_only = False   # test hook: every batch takes the sor
 
 
 cdef inline uint64_t pair_hash(const bmsg_t* m) noexcept nogil:
-    """The pair under the process's seed (the slot: the top bits)."""
+    """The nonce under the process's seed (the slot: the top bits).  The key
+    stays out of it: it is secret, and a slot chosen by it would be a
+    secret-dependent memory index.  Equal nonces under other keys meet in one
+    probe chain and are told apart by keys_equal (constant time)."""
     cdef uint64_t h = (load64_le(m.nonce) ^ nonce_seed[0]) * <uint64_t>0x9E3779B97F4A7C15
     h ^= h >> 32
-    h = (h ^ load32_le(m.nonce + 8) ^ load64_le(m.key) ^ nonce_seed[1]) \
-        * <uint64_t>0xD6E8FEB86659FD93
+    h = (h ^ load32_le(m.nonce + 8) ^ nonce_seed[1]) * <uint64_t>0xD6E8FEB86659FD93
     if m.nonce_len == 24:
         h ^= h >> 32
         h = (h ^ load64_le(m.nonce + 12) ^ nonce_seed[2]) * <uint64_t>0x9E3779B97F4A7C15
@@ -167,10 +169,16 @@ cdef inline uint64_t pair_hash(const bmsg_t* m) noexcept nogil:
     return h
 
 
+cdef inline bint keys_equal(const uint8_t* a, const uint8_t* b) noexcept nogil:
+    """The two 32-byte keys are equal, in constant time."""
+    return tags_equal(a, b, 32) != 0
+
+
 cdef inline bint same_pair(const bmsg_t* x, const bmsg_t* y) noexcept nogil:
+    # keys_equal's answer is public: a repeat is refused, which the caller sees
     return (x.nonce_len == y.nonce_len and load64_le(x.nonce) == load64_le(y.nonce)
             and memcmp(x.nonce, y.nonce, x.nonce_len) == 0
-            and (x.key == y.key or memcmp(x.key, y.key, 32) == 0))
+            and (x.key == y.key or keys_equal(x.key, y.key)))
 
 
 cdef Py_ssize_t table_first_repeat(const bmsg_t* m, size_t count, uint32_t* slots,
