@@ -50,8 +50,9 @@ def test_listed_where_the_cpu_has_avx512f():
 def test_module_holds_no_ifma_instruction():
     """The built module's machine code (objdump) has no vpmadd52*, and the
     IFMA module's has (the check can fail)."""
-    if shutil.which("objdump") is None:
-        pytest.skip("no objdump")
+    # binutils comes with the C compiler the build needs; CI's sid wheel runs,
+    # whose root has none, leave this test out by name
+    assert shutil.which("objdump"), "objdump (binutils) is needed to read the module's code"
     here = os.path.dirname(poly1305x._kernels._registry.__file__)
 
     def count(stem):
