@@ -15,6 +15,7 @@ the plain pass and poly1305x's must agree on.
 """
 import asyncio
 import base64
+import contextlib
 import hashlib
 import socket
 
@@ -117,7 +118,9 @@ class Owner(APIConnection):
         self.errors.append(err)
 
 
-async def _connect(reference, transcript, tamper=None):
+@contextlib.asynccontextmanager
+async def _session(reference, transcript, tamper=None):
+    """The helper connected to a Device over a socket pair; both closed after."""
     loop = asyncio.get_running_loop()
     ours, theirs = socket.socketpair()
     owner = Owner()
@@ -126,7 +129,12 @@ async def _connect(reference, transcript, tamper=None):
     device = Device(reference, transcript, tamper)
     await loop.connect_accepted_socket(lambda: device, sock=theirs)
     await loop.create_connection(lambda: helper, sock=ours)
-    return owner, helper, device
+    try:
+        yield owner, helper, device
+    finally:
+        helper.close()
+        device.transport.close()
+        await asyncio.sleep(0)
 
 
 async def _until(condition):
@@ -144,8 +152,7 @@ def test_cipher_served(served):
 @pytest.mark.asyncio
 async def test_frames_over_a_socket(backend, reference, served, transcript):
     assert ESPHOME_NOISE_BACKEND.ciphers["ChaChaPoly"]().klass is served
-    owner, helper, device = await _connect(reference, transcript)
-    try:
+    async with _session(reference, transcript) as (owner, helper, device):
         await asyncio.wait_for(helper.ready_future, 10)
         sent = [(7 + n, _body(size, n)) for n, size in enumerate(SIZES)]
         helper.write_packets(sent[:3], False)           # several frames in one write
@@ -157,37 +164,23 @@ async def test_frames_over_a_socket(backend, reference, served, transcript):
         assert owner.errors == []
         for kind, data in owner.packets:
             transcript.update(b"%d:" % kind + data)
-    finally:
-        helper.close()
-        device.transport.close()
-        await asyncio.sleep(0)
 
 
 @pytest.mark.asyncio
 async def test_tampered_frame(backend, reference, transcript):
-    owner, helper, device = await _connect(reference, transcript, tamper="frame")
-    try:
+    async with _session(reference, transcript, tamper="frame") as (owner, helper, device):
         await asyncio.wait_for(helper.ready_future, 10)
         helper.write_packets([(9, b"ping")], False)
         await _until(lambda: owner.errors)
         assert device.received == [(9, b"ping")]
         assert owner.packets == []
         assert isinstance(owner.errors[0], EncryptionErrorAPIError)
-    finally:
-        helper.close()
-        device.transport.close()
-        await asyncio.sleep(0)
 
 
 @pytest.mark.asyncio
 async def test_tampered_handshake(backend, reference, transcript):
-    owner, helper, device = await _connect(reference, transcript, tamper="handshake")
-    try:
+    async with _session(reference, transcript, tamper="handshake") as (owner, helper, device):
         with pytest.raises(InvalidEncryptionKeyAPIError):
             await asyncio.wait_for(helper.ready_future, 10)
         assert owner.packets == []
         assert type(owner.errors[0]) is InvalidEncryptionKeyAPIError
-    finally:
-        helper.close()
-        device.transport.close()
-        await asyncio.sleep(0)
