@@ -28,17 +28,13 @@ from rfc9180 import AEADID, HPKE, KDFID, KEMID
 from rfc9180.constants import HPKEMode
 from rfc9180.exceptions import OpenError
 from rfc9180.primitives.aead import AEADBase
-from tests.support.helpers import h as _h
+from tests.support.helpers import h as _h, hpke_vector_id
 
 VECTORS = json.load(open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "vectors",
                                       "rfc9180_chacha20poly1305_setup.json")))["vectors"]
 CURVES = {0x10: "P-256", 0x11: "P-384", 0x12: "P-521", 0x20: "X25519", 0x21: "X448"}
 
 
-
-
-def _vid(v):
-    return f"mode{v['mode']}-kem{v['kem_id']:#x}-kdf{v['kdf_id']}"
 
 
 @pytest.fixture
@@ -136,7 +132,7 @@ def _rfc9180_recipient(h, v):
     }[v["mode"]]()
 
 
-@pytest.mark.parametrize("v", VECTORS, ids=_vid)
+@pytest.mark.parametrize("v", VECTORS, ids=hpke_vector_id)
 def test_rfc9180_vectors(v, rfc9180_on, backend, monkeypatch):
     made = []
     real = hpke._rfc9180_get_cipher
@@ -173,7 +169,7 @@ ALL_ENCRYPTIONS = json.load(open(os.path.join(os.path.dirname(os.path.dirname(__
                                               "rfc9180_chacha20poly1305.json")))["vectors"]
 
 
-@pytest.mark.parametrize("v", ALL_ENCRYPTIONS, ids=_vid)
+@pytest.mark.parametrize("v", ALL_ENCRYPTIONS, ids=hpke_vector_id)
 def test_rfc9180_aead_every_encryption(v, rfc9180_on, backend):
     """All 8,224 encryptions of the RFC 9180 ChaCha20-Poly1305 vectors through
     rfc9180's AEAD step (AEADBase.seal/open, as its contexts call it)."""
@@ -222,7 +218,7 @@ def test_pycryptodome_has_hpke():
 
 @pytest.mark.parametrize("v", [v for v in VECTORS if v["kdf_id"] == {0x10: 1, 0x11: 2, 0x12: 3,
                                                                       0x20: 1, 0x21: 3}[v["kem_id"]]],
-                         ids=_vid)
+                         ids=hpke_vector_id)
 def test_pycryptodome_hpke_vectors(v, pyc_count, backend):
     """Crypto.Protocol.HPKE picks the KDF from the KEM, so only the vectors
     whose KDF is the KEM's own apply."""

@@ -25,6 +25,11 @@ def h(s):
     return bytes.fromhex(s.replace(" ", ""))
 
 
+def hpke_vector_id(v):
+    """The test id of an RFC 9180 test vector: its mode, KEM and KDF."""
+    return f"mode{v['mode']}-kem{v['kem_id']:#x}-kdf{v['kdf_id']}"
+
+
 def strided(n, writable=False, kind="memoryview"):
     """n bytes that are not C-contiguous: every other byte of a 2n-byte
     counting pattern.  A memoryview (read-only unless writable) or, with
