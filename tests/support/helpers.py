@@ -20,6 +20,14 @@ def backend_selected(name):
         poly1305x.set_backend(before)
 
 
+def child_env(**extra):
+    """os.environ for a child Python without POLY1305X_BACKEND (the child
+    picks its own backend, whatever this run selected), plus extra."""
+    env = {k: v for k, v in os.environ.items() if k != "POLY1305X_BACKEND"}
+    env.update(extra)
+    return env
+
+
 def h(s):
     """bytes from a hex string (spaces allowed, as vectors are printed)."""
     return bytes.fromhex(s.replace(" ", ""))
