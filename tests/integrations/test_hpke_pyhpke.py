@@ -12,6 +12,7 @@ from pyhpke.keys.chacha20_poly1305_key import ChaCha20Poly1305Key as PyHPKEKey
 
 import poly1305x
 from poly1305x import hpke
+from tests.support.helpers import refuse_import
 
 
 @pytest.fixture
@@ -138,15 +139,7 @@ def test_pyhpke_other_suites_untouched(chacha_suite):
 
 
 def test_pyhpke_missing(monkeypatch):
-    import builtins
-    real_import = builtins.__import__
-
-    def no_pyhpke(name, *args, **kwargs):
-        if name == "pyhpke" or name.startswith("pyhpke."):
-            raise ImportError("No module named 'pyhpke'")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_pyhpke)
+    refuse_import(monkeypatch, "pyhpke")
     # as in a process that never had pyhpke: its side is not loaded either
     monkeypatch.delitem(sys.modules, "poly1305x._pyhpke_peer", raising=False)
     with pytest.raises(ImportError, match=r"pip install -e '\.\[hpke\]'.*'pyhpke>="):

@@ -10,7 +10,6 @@ pycryptodome's ``Crypto.Protocol.HPKE`` through ``poly1305x.install()``.
   and rfc9180, modes base and psk;
 * ``use_with_rfc9180`` on/off/idempotence and the missing-package error.
 """
-import builtins
 import json
 import os
 
@@ -28,7 +27,7 @@ from rfc9180 import AEADID, HPKE, KDFID, KEMID
 from rfc9180.constants import HPKEMode
 from rfc9180.exceptions import OpenError
 from rfc9180.primitives.aead import AEADBase
-from tests.support.helpers import h as _h, hpke_vector_id
+from tests.support.helpers import h as _h, hpke_vector_id, refuse_import
 
 VECTORS = json.load(open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "vectors",
                                       "rfc9180_chacha20poly1305_setup.json")))["vectors"]
@@ -102,14 +101,7 @@ def test_use_with_rfc9180_switch():
 
 
 def test_use_with_rfc9180_without_rfc9180(monkeypatch):
-    real_import = builtins.__import__
-
-    def no_rfc9180(name, *args, **kwargs):
-        if name == "rfc9180" or name.startswith("rfc9180."):
-            raise ImportError("No module named 'rfc9180'")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_rfc9180)
+    refuse_import(monkeypatch, "rfc9180")
     with pytest.raises(ImportError, match=r"pip install -e '\.\[rfc9180\]'.*'rfc9180>="):
         hpke.use_with_rfc9180()
 

@@ -81,6 +81,20 @@ def flipped(data, i, mask=0x01):
     return bytes(bad)
 
 
+def refuse_import(monkeypatch, package):
+    """For the rest of the test, importing package or a submodule of it
+    raises ImportError, as in a process where it is not installed."""
+    import builtins
+    real_import = builtins.__import__
+
+    def refusing(name, *args, **kwargs):
+        if name == package or name.startswith(package + "."):
+            raise ImportError(f"No module named {package!r}")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", refusing)
+
+
 def run_threads(target, n):
     """target(0) .. target(n - 1), each on its own thread, started together (a
     barrier); returns their results in thread order once all have finished,
