@@ -124,18 +124,13 @@ def test_shared_stateful_mixed_methods():
                 c.seek(i * 64)
             except RuntimeError as exc:
                 assert BUSY in str(exc)
-        for _ in range(50):
-            try:
-                a.digest()
-                break
-            except RuntimeError as exc:
-                assert BUSY in str(exc)
-        for _ in range(50):
-            try:
-                p.finalize()
-                break
-            except RuntimeError as exc:
-                assert BUSY in str(exc)
+        for finish in (a.digest, p.finalize):
+            for _ in range(50):
+                try:
+                    finish()
+                    break
+                except RuntimeError as exc:
+                    assert BUSY in str(exc)
     finally:
         stop.set()
         for t in threads:
