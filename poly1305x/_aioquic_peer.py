@@ -13,8 +13,8 @@ from poly1305x._peers import install_hint
 try:
     import aioquic._crypto as CRYPTO
     import aioquic.quic.crypto as QUIC_CRYPTO
-except ImportError as exc:
-    raise ImportError("poly1305x.quic needs aioquic: " + install_hint("quic")) from exc
+except ImportError:       # (the missing module stays the exception's context)
+    raise ImportError("poly1305x.quic needs aioquic: " + install_hint("quic"))
 
 
 def AEAD(cipher_name: bytes, key: bytes, iv: bytes) -> Any:

@@ -32,8 +32,8 @@ from poly1305x.hpke import AEAD_ID
 try:
     from rfc9180.context import Context
     from rfc9180.primitives.aead import AEADBase
-except ImportError as exc:
-    raise ImportError("use_with_rfc9180() needs rfc9180: " + install_hint("rfc9180")) from exc
+except ImportError:       # (the missing module stays the exception's context)
+    raise ImportError("use_with_rfc9180() needs rfc9180: " + install_hint("rfc9180"))
 
 # rfc9180's methods ours delegate to: AEADBase._get_cipher as found when
 # enabled; Context.seal and open as found when first wrapped.

@@ -23,8 +23,8 @@ try:
     from paramiko.common import MSG_NAMES
     from paramiko.message import Message
     from paramiko.ssh_exception import SSHException
-except ImportError as exc:
-    raise ImportError(f"use_with_paramiko needs paramiko: {install_hint('paramiko')}") from exc
+except ImportError:       # (the missing module stays the exception's context)
+    raise ImportError(f"use_with_paramiko needs paramiko: {install_hint('paramiko')}")
 
 from poly1305x.openssh import _paramiko_keys
 from poly1305x.openssh._paramiko import CIPHER, MAX_PACKET, TAG, _composes, _Engine
