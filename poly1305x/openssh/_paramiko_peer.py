@@ -108,12 +108,7 @@ def _count_sent(self, raw):
     if (self._Packetizer__sent_packets >= self.REKEY_PACKETS
             or self._Packetizer__sent_bytes >= self.REKEY_BYTES) \
             and not self._Packetizer__need_rekey:
-        self._log(logging.DEBUG,
-                  f"Rekeying (hit {self._Packetizer__sent_packets} packets, "
-                  f"{self._Packetizer__sent_bytes} bytes sent)")
-        self._Packetizer__received_bytes_overflow = 0
-        self._Packetizer__received_packets_overflow = 0
-        self._trigger_rekey()
+        _rekey(self, self._Packetizer__sent_packets, self._Packetizer__sent_bytes, "sent")
 
 
 def _count_received(self, raw):
@@ -128,12 +123,15 @@ def _count_received(self, raw):
             raise SSHException("Remote transport is ignoring rekey requests")
     elif (self._Packetizer__received_packets >= self.REKEY_PACKETS
             or self._Packetizer__received_bytes >= self.REKEY_BYTES):
-        self._log(logging.DEBUG,
-                  f"Rekeying (hit {self._Packetizer__received_packets} packets, "
-                  f"{self._Packetizer__received_bytes} bytes received)")
-        self._Packetizer__received_bytes_overflow = 0
-        self._Packetizer__received_packets_overflow = 0
-        self._trigger_rekey()
+        _rekey(self, self._Packetizer__received_packets, self._Packetizer__received_bytes,
+               "received")
+
+
+def _rekey(self, packets, nbytes, way):
+    self._log(logging.DEBUG, f"Rekeying (hit {packets} packets, {nbytes} bytes {way})")
+    self._Packetizer__received_bytes_overflow = 0
+    self._Packetizer__received_packets_overflow = 0
+    self._trigger_rekey()
 
 
 def preferred_ciphers(self):
