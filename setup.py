@@ -283,7 +283,8 @@ class BuildExt(build_ext):
                 if os.path.exists(stale):
                     os.remove(stale)
         super().build_extensions()
-        simd = [e.name.rsplit("_", 1)[-1] for e in kept if e.name in SIMD]
+        built = {e.name for e in kept}
+        simd = [b["name"] for b in REGISTRY if b["cflags"] and b["module"] in built]
         print("poly1305x build: portable"
               + ("" if not _flag("POLY1305X_NO_INT128") else " (no int128)")
               + ("" if not _flag("POLY1305X_NO_VEC") else " (no vector extensions)")

@@ -20,6 +20,9 @@ AVX-512 is recognised by its operands and by the mnemonics that exist only
 as EVEX encodings: an AVX-512VL instruction on ymm0-15 without a mask
 (vpternlogd, vprold, ...) has no AVX-512 operand, and would still fault on
 an AVX2-only CPU.  This is the one copy of the audit; noxfile.py runs it too.
+``expectations(registry data)`` and ``isa_audit(module file, expectations)``
+are the audit of one module, which tests/packaging/test_new_backend.py also
+runs on a module built in a source tree.
 
 Prints one line per module and exits non-zero on any finding."""
 import os
@@ -63,6 +66,41 @@ def isa_finding(kind, n_vex, n_evex):
     return None
 
 
+def expectations(data):
+    """What a registry (the data of a _registry.py, run) says of each compiled
+    module, by the last part of its name (_portable, ...): {"isa": {module:
+    "baseline" / "avx2" / "avx512"}, "ifma": modules whose every backend needs
+    IFMA, "target": {module: target}, "test_only": the emulated backends'
+    modules}.  Every backend's module and the registry's ENGINE_MODULES
+    (baseline): a module it does not name has no isa here."""
+    backends = data.get("BACKENDS", ())
+    isa = {b["module"].rsplit(".", 1)[1]: b["isa"] for b in backends}
+    # modules whose every backend needs IFMA (the avx512f one must hold none)
+    ifma = set(isa) - {b["module"].rsplit(".", 1)[1] for b in backends
+                       if "avx512ifma" not in b["features"]}
+    isa.update({m.rsplit(".", 1)[1]: "baseline" for m in data.get("ENGINE_MODULES", ())})
+    return {"isa": isa, "ifma": ifma,
+            "target": {b["module"].rsplit(".", 1)[1]: b["target"] for b in backends},
+            "test_only": {b["module"].rsplit(".", 1)[1] for b in backends if b["emulated"]}}
+
+
+def isa_audit(path, expect):
+    """The instruction-set audit of one x86-64 module file against
+    ``expectations(...)``: (VEX/EVEX count, AVX-512 count, [findings])."""
+    mod = os.path.basename(path).split(".")[0]
+    asm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", path],
+                         capture_output=True, text=True, check=True).stdout
+    n_vex, n_evex = isa_counts(asm)
+    bad = []
+    n_ifma = len(IFMA.findall(asm))
+    if n_ifma and mod not in expect["ifma"]:
+        bad.append(f"{n_ifma} IFMA instructions in a module for CPUs without IFMA")
+    finding = isa_finding(expect["isa"].get(mod), n_vex, n_evex)
+    if finding:
+        bad.append(finding)
+    return n_vex, n_evex, bad
+
+
 def audit(path):
     bad = []
     names = zipfile.ZipFile(path).namelist()
@@ -88,21 +126,13 @@ def audit(path):
     with tempfile.TemporaryDirectory() as tmp:
         zipfile.ZipFile(path).extractall(tmp)
         registry = os.path.join(tmp, "poly1305x", "_kernels", "_registry.py")
-        data = runpy.run_path(registry) if os.path.exists(registry) else {}
-        backends = data.get("BACKENDS", ())
-        isa = {b["module"].rsplit(".", 1)[1]: b["isa"] for b in backends}
-        # modules whose every backend needs IFMA (the avx512f one must hold none)
-        ifma = set(isa) - {b["module"].rsplit(".", 1)[1] for b in backends
-                           if "avx512ifma" not in b["features"]}
-        isa.update({m.rsplit(".", 1)[1]: "baseline" for m in data.get("ENGINE_MODULES", ())})
-        target = {b["module"].rsplit(".", 1)[1]: b["target"] for b in backends}
-        test_only = {b["module"].rsplit(".", 1)[1] for b in backends if b["emulated"]}
+        expect = expectations(runpy.run_path(registry) if os.path.exists(registry) else {})
         for n in exts:
             mod = os.path.basename(n).split(".")[0]
-            if mod in test_only:
+            if mod in expect["test_only"]:
                 bad.append("a test-only (emulated) backend's module in a release wheel: " + n)
-            if target.get(mod) not in (None, arch):
-                bad.append(f"{n}: a {target[mod]} module in an {arch} wheel")
+            if expect["target"].get(mod) not in (None, arch):
+                bad.append(f"{n}: a {expect['target'][mod]} module in an {arch} wheel")
             with open(os.path.join(tmp, n), "rb") as fh:
                 sections = [sec.name for sec in ELFFile(fh).iter_sections()]
             unstripped = [x for x in sections if x == ".symtab" or x.startswith(".debug")]
@@ -111,16 +141,9 @@ def audit(path):
             if not x86:
                 print(f"  {n:62} ({arch}: no x86 check)")
                 continue
-            asm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", os.path.join(tmp, n)],
-                                 capture_output=True, text=True, check=True).stdout
-            n_vex, n_evex = isa_counts(asm)
+            n_vex, n_evex, findings = isa_audit(os.path.join(tmp, n), expect)
             print(f"  {n:62} VEX/EVEX instructions {n_vex:6}  AVX-512 {n_evex:6}")
-            n_ifma = len(IFMA.findall(asm))
-            if n_ifma and mod not in ifma:
-                bad.append(f"{n}: {n_ifma} IFMA instructions in a module for CPUs without IFMA")
-            finding = isa_finding(isa.get(mod), n_vex, n_evex)
-            if finding:
-                bad.append(f"{n}: {finding}")
+            bad += [f"{n}: {f}" for f in findings]
     return bad
 
 

@@ -43,7 +43,7 @@ from __future__ import annotations
 import importlib as _importlib
 import threading as _threading
 from operator import index as _index
-from typing import TYPE_CHECKING, Any, Callable, Final, NoReturn, Optional
+from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from poly1305x._core._engine import ChaCha20Poly1305 as _AEAD
 from poly1305x._core._engine import chacha20poly1305_open, chacha20poly1305_seal
@@ -260,70 +260,10 @@ def use_with_pyhpke(enable: bool = True) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# rfc9180 integration.  rfc9180.primitives.aead.AEADBase picks its cipher
-# factory once, in __init__, by calling self._get_cipher(); every HPKE object
-# (and so every context) builds its own AEADBase.  Replacing that one method on
-# the class makes the ChaCha20-Poly1305 AEADBase objects built afterwards use
-# poly1305x.aead.ChaCha20Poly1305, whose encrypt/decrypt have the shape
-# AEADBase.seal/open call.  AES-GCM and export-only are passed to the original.
+# rfc9180 integration: rfc9180's side (its import, AEADBase._get_cipher, the
+# serialising Context.seal and open) is poly1305x._rfc9180_peer.
 
 _rfc9180_switch = _Switch()  # our AEADBase._get_cipher, and back
-_rfc9180_original: Any = None  # rfc9180's AEADBase._get_cipher (ours delegates to it)
-
-
-def _rfc9180_get_cipher(self: Any) -> Any:
-    if int(self.aead_id) == AEAD_ID:
-        return _AEAD
-    return _rfc9180_original(self)
-
-
-# rfc9180's Context.seal/open read self.seq, run the AEAD, then store seq + 1.
-# poly1305x releases the GIL while it encrypts (from 4 KiB), which would widen
-# that read-then-write into a nonce-reuse window for threads sharing one
-# context.  So, once use_with_rfc9180() has been switched on, seal and open of
-# each context whose AEAD runs on poly1305x are serialised on a lock of that
-# context (rfc9180's own methods run inside it, unchanged).  Contexts on
-# rfc9180's own cipher pass straight through.  The wrappers stay after
-# use_with_rfc9180(False): contexts built while it was on still run on
-# poly1305x, and still need the lock.
-# rfc9180's (Context.seal, Context.open), once wrapped
-_rfc9180_context_methods: Optional[tuple[Any, Any]] = None
-_rfc9180_lock = _threading.Lock()  # guards the wrapping and each context's lock creation
-
-
-def _rfc9180_context_lock(ctx: Any) -> Any:
-    lock = ctx.__dict__.get("_poly1305x_lock")
-    if lock is None:
-        with _rfc9180_lock:
-            lock = ctx.__dict__.setdefault("_poly1305x_lock", _threading.Lock())
-    return lock
-
-
-def _rfc9180_locked(method: Callable[..., Any]) -> Callable[..., Any]:
-    def locked(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if getattr(self.aead, "cipher", None) is not _AEAD:
-            return method(self, *args, **kwargs)
-        with _rfc9180_context_lock(self):
-            return method(self, *args, **kwargs)
-
-    locked.__name__ = method.__name__
-    locked.__qualname__ = method.__qualname__
-    locked.__doc__ = method.__doc__
-    locked.__wrapped__ = method  # type: ignore[attr-defined]
-    return locked
-
-
-def _wrap_rfc9180_context() -> None:
-    global _rfc9180_context_methods
-    from rfc9180.context import Context as Rfc9180Context
-    with _rfc9180_lock:
-        if _rfc9180_context_methods is None:
-            _rfc9180_context_methods = (Rfc9180Context.seal, Rfc9180Context.open)
-            # (mypy: rfc9180 is typed, and these are its methods, replaced)
-            Rfc9180Context.seal = _rfc9180_locked(  # type: ignore[method-assign]
-                Rfc9180Context.seal)
-            Rfc9180Context.open = _rfc9180_locked(  # type: ignore[method-assign]
-                Rfc9180Context.open)
 
 
 def use_with_rfc9180(enable: bool = True) -> bool:
@@ -339,20 +279,8 @@ def use_with_rfc9180(enable: bool = True) -> bool:
 
     Returns whether poly1305x was in use before the call.  ImportError when
     rfc9180 is not installed (``pip install 'poly1305x[rfc9180]'``)."""
-    try:
-        from rfc9180.primitives.aead import AEADBase
-    except ImportError as exc:
-        raise ImportError(
-            "use_with_rfc9180() needs rfc9180: " + _install_hint("rfc9180")) from exc
-
-    def bindings() -> list[tuple[Any, str, Any]]:
-        global _rfc9180_original
-        current = AEADBase._get_cipher
-        if current is not _rfc9180_get_cipher:
-            _rfc9180_original = current
-        return [(AEADBase, "_get_cipher", _rfc9180_get_cipher)]
-
+    peer = _importlib.import_module("poly1305x._rfc9180_peer")
     with _rfc9180_switch.lock:
         if enable:
-            _wrap_rfc9180_context()
-        return _rfc9180_switch.set(enable, bindings)
+            peer.wrap_context()
+        return _rfc9180_switch.set(enable, peer.bindings)

@@ -35,7 +35,8 @@ provider is created.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, FrozenSet, Optional, Tuple, cast
+import types as _types
+from typing import TYPE_CHECKING, Any, FrozenSet, Optional, Tuple, cast
 
 from poly1305x._core._dispatch import backend as _backend
 from poly1305x._core._engine import ChaCha20Poly1305 as _AEAD
@@ -72,13 +73,22 @@ _Sealed = Tuple[bytes, bytes]  # HPKE seal: (kem_output, ciphertext)
 _OWN = frozenset({"_base", "_hpke_class", "_open_error", "_invalid_tag"})
 
 
-def _delegate(name: str) -> Callable[..., Any]:
-    """A method that calls the base provider's ``name``."""
-    def method(self: CryptoProvider, *args: Any, **kwargs: Any) -> Any:
-        return getattr(self._base, name)(*args, **kwargs)
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"The base provider's ``{name}``."
-    return method
+class _Delegated:
+    """A method of CryptoProvider that calls the base provider's method of
+    the same name (a descriptor: bound to the provider it is read from)."""
+
+    def __init__(self, name: str) -> None:
+        self.__name__ = self.__qualname__ = name
+        self.__doc__ = f"The base provider's ``{name}``."
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.__qualname__ = f"{owner.__qualname__}.{name}"
+
+    def __get__(self, provider: Any, owner: Optional[type] = None) -> Any:
+        return self if provider is None else _types.MethodType(self, provider)
+
+    def __call__(self, provider: CryptoProvider, *args: Any, **kwargs: Any) -> Any:
+        return getattr(provider._base, self.__name__)(*args, **kwargs)
 
 
 class CryptoProvider:
@@ -207,22 +217,22 @@ class CryptoProvider:
     # runtime-checkable protocol with static attribute lookup, which
     # __getattr__ does not answer, so without these isinstance(provider,
     # CryptoProviderProtocol) would be False there.
-    aead_key_size = _delegate("aead_key_size")
-    aead_nonce_size = _delegate("aead_nonce_size")
-    derive_key_pair = _delegate("derive_key_pair")
-    derive_secret = _delegate("derive_secret")
-    expand_with_label = _delegate("expand_with_label")
-    generate_key_pair = _delegate("generate_key_pair")
-    hash = _delegate("hash")
-    hmac_sign = _delegate("hmac_sign")
-    hmac_verify = _delegate("hmac_verify")
-    hpke_export_secret = _delegate("hpke_export_secret")
-    kdf_expand = _delegate("kdf_expand")
-    kdf_extract = _delegate("kdf_extract")
-    kdf_hash_len = _delegate("kdf_hash_len")
-    kem_pk_size = _delegate("kem_pk_size")
-    kem_sk_ikm_min_size = _delegate("kem_sk_ikm_min_size")
-    sign = _delegate("sign")
-    sign_with_label = _delegate("sign_with_label")
-    verify = _delegate("verify")
-    verify_with_label = _delegate("verify_with_label")
+    aead_key_size = _Delegated("aead_key_size")
+    aead_nonce_size = _Delegated("aead_nonce_size")
+    derive_key_pair = _Delegated("derive_key_pair")
+    derive_secret = _Delegated("derive_secret")
+    expand_with_label = _Delegated("expand_with_label")
+    generate_key_pair = _Delegated("generate_key_pair")
+    hash = _Delegated("hash")
+    hmac_sign = _Delegated("hmac_sign")
+    hmac_verify = _Delegated("hmac_verify")
+    hpke_export_secret = _Delegated("hpke_export_secret")
+    kdf_expand = _Delegated("kdf_expand")
+    kdf_extract = _Delegated("kdf_extract")
+    kdf_hash_len = _Delegated("kdf_hash_len")
+    kem_pk_size = _Delegated("kem_pk_size")
+    kem_sk_ikm_min_size = _Delegated("kem_sk_ikm_min_size")
+    sign = _Delegated("sign")
+    sign_with_label = _Delegated("sign_with_label")
+    verify = _Delegated("verify")
+    verify_with_label = _Delegated("verify_with_label")

@@ -25,11 +25,10 @@ afterwards gets poly1305x's.  aioquic is optional (``pip install
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+import importlib
 
 from poly1305x._core._engine import QuicChaCha20AEAD, QuicChaCha20HeaderProtection
-from poly1305x._peers import install_hint as _install_hint
-from poly1305x._swap import Binding, Switch
+from poly1305x._swap import Switch
 
 __all__ = ["QuicChaCha20AEAD", "QuicChaCha20HeaderProtection", "use_with_aioquic"]
 
@@ -40,45 +39,6 @@ AEAD_NAME = b"chacha20-poly1305"
 HP_NAME = b"chacha20"
 
 
-def _aioquic() -> tuple[Any, Any]:
-    try:
-        import aioquic._crypto as c
-        import aioquic.quic.crypto as q
-    except ImportError as exc:
-        raise ImportError("poly1305x.quic needs aioquic: " + _install_hint("quic")) from exc
-    return c, q
-
-
-def _factories(c: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    """The two callables served as ``AEAD`` and ``HeaderProtection``: ours
-    for the ChaCha20 names, aioquic's own classes (``c``'s) for the rest."""
-    their_aead, their_hp, error = c.AEAD, c.HeaderProtection, c.CryptoError
-
-    def AEAD(cipher_name: bytes, key: bytes, iv: bytes) -> Any:
-        """aioquic's ``AEAD(cipher_name, key, iv)``: poly1305x for
-        chacha20-poly1305 (iv length first, as aioquic checks it)."""
-        if cipher_name == AEAD_NAME:
-            if len(iv) != 12:
-                raise error("Invalid iv length")
-            return QuicChaCha20AEAD(key, iv, error)
-        return their_aead(cipher_name, key, iv)
-
-    def HeaderProtection(cipher_name: bytes, key: bytes) -> Any:
-        """aioquic's ``HeaderProtection(cipher_name, key)``: poly1305x for
-        chacha20."""
-        if cipher_name == HP_NAME:
-            return QuicChaCha20HeaderProtection(key, error)
-        return their_hp(cipher_name, key)
-
-    return AEAD, HeaderProtection
-
-
-def _bindings() -> list[Binding]:
-    c, q = _aioquic()
-    aead, hp = _factories(c)
-    return [(q, "AEAD", aead), (q, "HeaderProtection", hp)]
-
-
 def use_with_aioquic(enable: bool = True) -> bool:
     """Serve aioquic's ChaCha20-Poly1305 packet and header protection from
     poly1305x (``enable=True``), or aioquic's own again (``enable=False``),
@@ -86,5 +46,7 @@ def use_with_aioquic(enable: bool = True) -> bool:
 
     Returns whether poly1305x was in use before the call.  ImportError when
     aioquic is not installed (``pip install 'poly1305x[quic]'``)."""
+    # aioquic's side (its import, the two callables)
+    peer = importlib.import_module("poly1305x._aioquic_peer")
     with _switch.lock:
-        return _switch.set(enable, _bindings)
+        return _switch.set(enable, peer.bindings)

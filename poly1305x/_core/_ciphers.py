@@ -31,6 +31,7 @@ nothing about ciphers.  They import nothing of poly1305x: the engine's
 Poly1305 face (``_face_Poly1305.pxi``) calls them, and keeps the cache of
 which modules are ChaCha20 itself.
 """
+import functools as _functools
 import os
 from types import ModuleType
 
@@ -96,12 +97,11 @@ def _pycryptodome_encryptor(mod):
         raise ValueError(f"cipher {name} refuses a 16-byte key (key sizes "
                          f"{getattr(mod, 'key_size')!r}); Poly1305 with a block cipher "
                          f"uses a 128-bit cipher key")
-    new, ecb = mod.new, mod.MODE_ECB
+    return _functools.partial(_pycryptodome_block, mod.new, mod.MODE_ECB)
 
-    def encrypt_block(key, block):
-        return new(key, ecb).encrypt(block)
 
-    return encrypt_block
+def _pycryptodome_block(new, ecb, key, block):
+    return new(key, ecb).encrypt(block)
 
 
 def _cryptography_encryptor(cls):
@@ -119,30 +119,28 @@ def _cryptography_encryptor(cls):
         raise ValueError(f"cipher {name} refuses a 16-byte key (key sizes in bits: "
                          f"{sorted(cls.key_sizes)}); Poly1305 with a block cipher uses "
                          f"a 128-bit cipher key")
-    ecb = modes.ECB()
+    return _functools.partial(_cryptography_block, Cipher, cls, modes.ECB())
 
-    def encrypt_block(key, block):
-        return Cipher(cls(key), ecb).encryptor().update(block)
 
-    return encrypt_block
+def _cryptography_block(Cipher, cls, ecb, key, block):
+    return Cipher(cls(key), ecb).encryptor().update(block)
 
 
 def _callable_encryptor(fn):
-    name = _name(fn)
+    return _functools.partial(_callable_block, fn, _name(fn))
 
-    def encrypt_block(key, block):
-        out = fn(key, block)
-        try:
-            n = len(out)
-        except TypeError:
-            raise ValueError(f"cipher callable {name} returned {type(out).__name__}, "
-                             f"not 16 bytes") from None
-        if n != 16:
-            raise ValueError(f"cipher callable {name} returned {n} bytes; "
-                             f"encrypt_block(key16, block16) must return 16 bytes")
-        return bytes(out)
 
-    return encrypt_block
+def _callable_block(fn, name, key, block):
+    out = fn(key, block)
+    try:
+        n = len(out)
+    except TypeError:
+        raise ValueError(f"cipher callable {name} returned {type(out).__name__}, "
+                         f"not 16 bytes") from None
+    if n != 16:
+        raise ValueError(f"cipher callable {name} returned {n} bytes; "
+                         f"encrypt_block(key16, block16) must return 16 bytes")
+    return bytes(out)
 
 
 def block_encryptor(cipher):
@@ -182,16 +180,17 @@ def _block_deriver(encrypt_block, key_order, name):
     # s = E(cipher key, nonce); r is the other half of the 32-byte key.
     r_half, k_half = (slice(16, 32), slice(0, 16)) if key_order == "kr" else \
         (slice(0, 16), slice(16, 32))
+    return _functools.partial(_block_derive, encrypt_block, r_half, k_half, name)
 
-    def derive(key, nonce):
-        if len(key) != 32 or isinstance(key, str):
-            _bad_key(key, name)
-        if nonce is None:
-            nonce = os.urandom(16)
-        elif len(nonce) != 16 or isinstance(nonce, str):
-            _bad_nonce(nonce, name)
-        return key[r_half], encrypt_block(key[k_half], nonce), nonce
-    return derive
+
+def _block_derive(encrypt_block, r_half, k_half, name, key, nonce):
+    if len(key) != 32 or isinstance(key, str):
+        _bad_key(key, name)
+    if nonce is None:
+        nonce = os.urandom(16)
+    elif len(nonce) != 16 or isinstance(nonce, str):
+        _bad_nonce(nonce, name)
+    return key[r_half], encrypt_block(key[k_half], nonce), nonce
 
 
 def key_pair_deriver(cipher, key_order="kr"):

@@ -135,6 +135,7 @@ cdef extern from *:
 cdef const kernel_table* _active = NULL
 _active_name = None
 _tables = {}          # name -> capsule (keeps the module alive)
+_labels = {}          # name -> its bytes, which the loaded table's name points into
 # Serialises loading a backend (import, self-test, _tables entry) and
 # selecting one.  Re-entrant: a backend's self-test loads "portable" through
 # kernels_named() while set_backend() holds it.
@@ -236,6 +237,11 @@ def _load(str name):
     cap = mod.kernel_tables()[key]
     if not PyCapsule_IsValid(cap, P1305X_KERNEL_CAPSULE):
         raise ImportError(f"{modname} returned no kernel table for {name!r}")
+    # The name objects report (their .backend) is the registry's, written
+    # here: a kernel module need not spell it (one (module, table) pair per
+    # entry, tests/packaging/test_registry_readers.py).
+    label = _labels.setdefault(name, name.encode())
+    (<kernel_table*>PyCapsule_GetPointer(cap, P1305X_KERNEL_CAPSULE)).name = label
     _self_test(name, _maybe_broken(name, <const kernel_table*>PyCapsule_GetPointer(
         cap, P1305X_KERNEL_CAPSULE)))
     _tables[name] = cap

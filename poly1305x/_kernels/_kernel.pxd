@@ -2,9 +2,8 @@
 """The kernel ABI: the one contract between the instruction-set modules, the
 dispatcher and the engine.
 
-Every instruction-set module (``_portable``, ``_x86_avx2``, ``_x86_avx512f``,
-``_x86_avx512``)
-fills one ``kernel_table`` per backend it offers and hands its address to the
+Every instruction-set module (each backend entry's module in
+_kernels/_registry.py) fills one ``kernel_table`` per backend it offers and hands its address to the
 dispatcher in a PyCapsule named ``KERNEL_CAPSULE``.  Nothing here holds a
 vector type: states live inside Python objects, which are only 16-byte aligned.
 """
@@ -71,6 +70,8 @@ ctypedef void (*poly1305_lanes_fn)(const uint8_t* const* keys, const uint8_t* co
 
 
 ctypedef struct kernel_table:
+    # The backend name objects report: written by the dispatcher when it loads
+    # the table, from the registry entry (a kernel module leaves it unset).
     const char* name
     # A vector kernel decides itself where it pays: below its threshold, and for
     # its leftover blocks, it hands the work to the portable scalar loop.

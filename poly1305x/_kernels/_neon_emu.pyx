@@ -19,7 +19,6 @@ include "_poly1305_neon.pxi"
 include "_poly1305_mb_neon.pxi"
 
 cdef kernel_table TABLE
-TABLE.name = b"neon-emu"
 TABLE.poly1305_blocks = poly1305_blocks_lanes2
 TABLE.chacha20_xor = chacha20_xor_vec4
 TABLE.chacha20_lanes = chacha20_lanes_vec4

@@ -35,7 +35,6 @@ include "_poly1305_mb_portable.pxi"
 # 64x64->128 multiply).  scalar: no vector code at all (ChaCha20 in scalar
 # lanes, as MSVC builds it; the scalar base-2^64 Poly1305 everywhere).
 cdef kernel_table TABLE_PORTABLE
-TABLE_PORTABLE.name = b"portable"
 if P1305X_USE_LANES2:
     TABLE_PORTABLE.poly1305_blocks = poly1305_blocks_lanes2
 else:
@@ -49,7 +48,6 @@ else:
 TABLE_PORTABLE.lanes_max_blocks = 5     # 256 B: longer, the 4 + 1 block steps win
 
 cdef kernel_table TABLE_PORTABLE26
-TABLE_PORTABLE26.name = b"portable26"
 TABLE_PORTABLE26.poly1305_blocks = poly1305_blocks_portable26
 TABLE_PORTABLE26.chacha20_xor = chacha20_xor_vec4
 TABLE_PORTABLE26.chacha20_lanes = chacha20_lanes_vec4
@@ -57,7 +55,6 @@ TABLE_PORTABLE26.poly1305_lanes = poly1305_lanes_portable26
 TABLE_PORTABLE26.lanes_max_blocks = 5
 
 cdef kernel_table TABLE_SCALAR
-TABLE_SCALAR.name = b"scalar"
 TABLE_SCALAR.poly1305_blocks = poly1305_blocks_portable
 TABLE_SCALAR.chacha20_xor = chacha20_xor_scalar4
 TABLE_SCALAR.chacha20_lanes = chacha20_lanes_scalar4

@@ -14,7 +14,9 @@ Each entry:
   name        the backend name (POLY1305X_BACKEND, set_backend, backends())
   features    CPU features it needs (keys of FEATURES, below)
   module      the extension module that holds its table
-  table       the key of its table in that module's kernel_tables()
+  table       the key of its table in that module's kernel_tables(); one entry
+              per (module, table): the dispatcher writes the entry's name into
+              the table it loads (the name its objects report)
   target      the only architecture its module is compiled for ("x86_64"),
               or None: every target
   cflags      GCC/Clang flags of its module; msvc: MSVC's

@@ -19,7 +19,6 @@ include "_chacha20_avx2.pxi"
 include "_chacha20_mb_ymm.pxi"
 
 cdef kernel_table TABLE
-TABLE.name = b"avx2"
 TABLE.poly1305_blocks = poly1305_blocks_avx2
 TABLE.chacha20_xor = chacha20_xor_avx2
 TABLE.chacha20_lanes = chacha20_lanes_ymm

@@ -25,18 +25,7 @@ include "_chacha20_avx512.pxi"
 include "_chacha20_mb_ymm.pxi"
 include "_chacha20_mb_avx512.pxi"
 
-cdef extern from *:
-    """
-    #ifdef POLY1305X_SIMDE
-    #define P1305X_F_TABLE_NAME "avx512f-emu"
-    #else
-    #define P1305X_F_TABLE_NAME "avx512f"
-    #endif
-    """
-    const char* P1305X_F_TABLE_NAME
-
 cdef kernel_table TABLE
-TABLE.name = P1305X_F_TABLE_NAME
 TABLE.poly1305_blocks = poly1305_blocks_avx512f
 TABLE.chacha20_xor = chacha20_xor_avx512
 TABLE.chacha20_lanes = chacha20_lanes_avx512

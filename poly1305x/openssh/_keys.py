@@ -2,6 +2,8 @@
 which of them make up the public-key blob, how the fields are checked and how
 they become a pycryptodome object.  The readers below are generic over the
 table (no per-type branches elsewhere in the package)."""
+import functools
+
 from poly1305x._peers import pycryptodome
 from poly1305x.openssh._wire import Reader, string
 
@@ -124,28 +126,30 @@ def _dsa_pycryptodome(v, pem):
 
 # -- ecdsa-sha2-nistp* and sk-ecdsa-sha2-nistp256@openssh.com -------------------
 
+def _ecdsa_shape(curve, size, v, fail):
+    if v["curve"] != curve:
+        fail(f"curve {v['curve']!r} does not match the key type")
+    if len(v["q"]) != 1 + 2 * size or v["q"][0] != 4:
+        fail(f"the {curve.decode()} public point is not an uncompressed point")
+
+
+def _ecdsa_consistent(curve, size, pyc_curve, v):
+    if not 0 < v["d"] < _ORDERS[curve]:
+        return False
+    mods = _modules()
+    if mods is None:
+        return True
+    point = mods[0].construct(curve=pyc_curve, d=v["d"]).pointQ
+    q = v["q"]
+    return (int(point.x) == int.from_bytes(q[1:1 + size], "big")
+            and int(point.y) == int.from_bytes(q[1 + size:], "big"))
+
+
 def _ecdsa_hooks(curve, size, pyc_curve):
-    def shape(v, fail):
-        if v["curve"] != curve:
-            fail(f"curve {v['curve']!r} does not match the key type")
-        if len(v["q"]) != 1 + 2 * size or v["q"][0] != 4:
-            fail(f"the {curve.decode()} public point is not an uncompressed point")
-
-    def consistent(v):
-        if not 0 < v["d"] < _ORDERS[curve]:
-            return False
-        mods = _modules()
-        if mods is None:
-            return True
-        point = mods[0].construct(curve=pyc_curve, d=v["d"]).pointQ
-        q = v["q"]
-        return (int(point.x) == int.from_bytes(q[1:1 + size], "big")
-                and int(point.y) == int.from_bytes(q[1 + size:], "big"))
-
-    def bits(v):
-        return {32: 256, 48: 384, 66: 521}[size]
-
-    return shape, consistent, bits
+    """(shape, consistent, bits) of one ECDSA curve's KeyType."""
+    return (functools.partial(_ecdsa_shape, curve, size),
+            functools.partial(_ecdsa_consistent, curve, size, pyc_curve),
+            _fixed({32: 256, 48: 384, 66: 521}[size]))
 
 
 def _ecdsa_pycryptodome(v, pem):
@@ -156,8 +160,13 @@ def _always(v):
     return True
 
 
+def _bits(bits, v):
+    return bits
+
+
 def _fixed(bits):
-    return lambda v: bits
+    """The bits hook of a key type whose size is fixed."""
+    return functools.partial(_bits, bits)
 
 
 def _table():

@@ -27,18 +27,19 @@ which ``use_with_paramiko(False)`` undoes exactly:
    paramiko raises for a file it cannot read, and paramiko's parsers never
    see the cipher.  The search for such a file is linear, in key text of up
    to ``MAX_KEY_TEXT`` (1 MiB) characters.
+
+This module is the switch and the checks, importable without paramiko; what it
+puts into paramiko is in the modules that import paramiko at their top,
+imported when the switch is first turned on: ``_paramiko_peer`` (items 1-3)
+and ``_paramiko_keys`` (item 4).
 """
-import logging
-import struct
 from typing import Any, Final
 
-from poly1305x._errors import InvalidTag
 from poly1305x.openssh._ssh import PacketCipher
 from poly1305x._peers import install_hint, no_attribute
 from poly1305x._swap import Switch
 from poly1305x.openssh._container import CHACHA
 from poly1305x.openssh import _paramiko_kex
-from poly1305x.openssh._paramiko_keys import MAX_KEY_TEXT, _patch_keys  # noqa: F401 (re-exported)
 
 __all__ = ["CIPHER", "use_with_paramiko"]
 
@@ -47,6 +48,9 @@ MAX_PACKET: Final[int] = 256 * 1024  # OpenSSH's PACKET_MAX_SIZE: bound an unaut
 TAG: Final[int] = 16
 SUPPORTED: Final[str] = "paramiko 3.5 to 5.x"
 INSTALL_HINT: Final[str] = install_hint("paramiko")
+# Key text longer than this is not searched for a chacha key (paramiko reads it
+# as it would without poly1305x); 1 MiB, as OpenSSH's own limit on key files.
+MAX_KEY_TEXT: Final[int] = 1 << 20
 
 # Packetizer state this module reads or writes (paramiko's name-mangled privates).
 _P = "_Packetizer__"
@@ -83,117 +87,6 @@ class _Engine:
     decrypt = encrypt
 
 
-def _make_methods(send_original, read_original, SSHException, Message, MSG_NAMES):
-    """paramiko's ``Packetizer.send_message`` and ``read_message`` with
-    chacha20-poly1305@openssh.com on ``PacketCipher`` when that cipher was
-    negotiated (the direction's engine is an :class:`_Engine`), else
-    paramiko's own (``send_original``/``read_original``)."""
-
-    def send_message(self, data):
-        engine = self._Packetizer__block_engine_out
-        if type(engine) is not _Engine:
-            return send_original(self, data)
-        data = data.asbytes()
-        with self._Packetizer__write_lock:
-            if self._Packetizer__compress_engine_out is not None:
-                data = self._Packetizer__compress_engine_out(data)
-            # As OpenSSH pads for this cipher: 4..11 bytes, so that padlen,
-            # payload and padding (not the length field) fill 8-byte blocks.
-            # Zeros, as paramiko pads its CTR ciphers: the padding is
-            # encrypted with the rest, and a urandom call per packet costs
-            # more than sealing a small one.
-            padding = 11 - (len(data) + 4) % 8
-            packet = b"".join((struct.pack(">IB", len(data) + padding + 1, padding),
-                               data, bytes(padding)))
-            if self._Packetizer__dump_packets:
-                self._log(logging.DEBUG,
-                          f"Write packet <{_name(MSG_NAMES, data[0])}>, length {len(data)}")
-            seq = self._Packetizer__sequence_number_out
-            out = engine.cipher.seal(seq, packet)
-            seq = (seq + 1) & 0xFFFFFFFF
-            if seq == 0 and not self._initial_kex_done:
-                raise SSHException("Sequence number rolled over during initial kex!")
-            self._Packetizer__sequence_number_out = seq
-            self.write_all(out)
-            _count_sent(self, len(out))
-
-    def read_message(self):
-        engine = self._Packetizer__block_engine_in
-        if type(engine) is not _Engine:
-            return read_original(self)
-        seq = self._Packetizer__sequence_number_in
-        first = self.read_all(4, check_rekey=True)
-        size = engine.cipher.decrypt_length(seq, first)
-        # Not authenticated yet: bound it before waiting for that much.
-        if size < 8 or size > MAX_PACKET or size % 8:
-            raise SSHException(f"Invalid packet length {size}")
-        wire = first + self.read_all(size + TAG)
-        try:
-            packet = engine.cipher.open(seq, wire)
-        except InvalidTag:
-            raise SSHException("Mismatched MAC") from None
-        padding = packet[4]
-        if padding < 4 or padding > size - 2:
-            raise SSHException(f"Invalid padding length {padding}")
-        payload = packet[5:4 + size - padding]
-        if self._Packetizer__compress_engine_in is not None:
-            payload = self._Packetizer__compress_engine_in(payload)
-        msg = Message(payload[1:])
-        msg.seqno = seq
-        seq = (seq + 1) & 0xFFFFFFFF
-        if seq == 0 and not self._initial_kex_done:
-            raise SSHException("Sequence number rolled over during initial kex!")
-        self._Packetizer__sequence_number_in = seq
-        _count_received(self, size + TAG + 4, SSHException)
-        cmd = payload[0]
-        if self._Packetizer__dump_packets:
-            self._log(logging.DEBUG,
-                      f"Read packet <{_name(MSG_NAMES, cmd)}>, length {len(payload)}")
-        return cmd, msg
-
-    for method, original in ((send_message, send_original), (read_message, read_original)):
-        method.__doc__ = original.__doc__
-        method.__wrapped__ = original
-    return send_message, read_message
-
-
-# paramiko's re-key accounting (from Packetizer.send_message and read_message),
-# unchanged.
-
-def _count_sent(self, raw):
-    self._Packetizer__sent_bytes += raw
-    self._Packetizer__sent_packets += 1
-    if (self._Packetizer__sent_packets >= self.REKEY_PACKETS
-            or self._Packetizer__sent_bytes >= self.REKEY_BYTES) \
-            and not self._Packetizer__need_rekey:
-        self._log(logging.DEBUG,
-                  f"Rekeying (hit {self._Packetizer__sent_packets} packets, "
-                  f"{self._Packetizer__sent_bytes} bytes sent)")
-        self._Packetizer__received_bytes_overflow = 0
-        self._Packetizer__received_packets_overflow = 0
-        self._trigger_rekey()
-
-
-def _count_received(self, raw, SSHException):
-    self._Packetizer__received_bytes += raw
-    self._Packetizer__received_packets += 1
-    if self._Packetizer__need_rekey:
-        self._Packetizer__received_bytes_overflow += raw
-        self._Packetizer__received_packets_overflow += 1
-        if (self._Packetizer__received_packets_overflow >= self.REKEY_PACKETS_OVERFLOW_MAX
-                or self._Packetizer__received_bytes_overflow
-                >= self.REKEY_BYTES_OVERFLOW_MAX):
-            raise SSHException("Remote transport is ignoring rekey requests")
-    elif (self._Packetizer__received_packets >= self.REKEY_PACKETS
-            or self._Packetizer__received_bytes >= self.REKEY_BYTES):
-        self._log(logging.DEBUG,
-                  f"Rekeying (hit {self._Packetizer__received_packets} packets, "
-                  f"{self._Packetizer__received_bytes} bytes received)")
-        self._Packetizer__received_bytes_overflow = 0
-        self._Packetizer__received_packets_overflow = 0
-        self._trigger_rekey()
-
-
 def _composes(cls):
     """Whether a Transport whose packetizer is of class ``cls`` can run the
     cipher: ``cls`` derives from paramiko's Packetizer, and where it overrides
@@ -217,10 +110,6 @@ def _composes(cls):
     return True
 
 
-def _name(names, cmd):
-    return names.get(cmd, f"${cmd:x}")
-
-
 def __getattr__(name: str) -> Any:
     # Earlier versions replaced paramiko's Packetizer with a subclass of this
     # name; now paramiko's own class carries the cipher while enabled.
@@ -230,15 +119,10 @@ def __getattr__(name: str) -> Any:
 
 
 def _import_paramiko() -> Any:
-    try:
-        import paramiko
-        import paramiko.packet
-        import paramiko.ed25519key
-        import paramiko.pkey
-        import paramiko.transport
-    except ImportError as exc:
-        raise ImportError(f"use_with_paramiko needs paramiko: {INSTALL_HINT}") from exc
-    return paramiko
+    """paramiko, through its side of the adapter (_paramiko_peer, which imports
+    it at the top); ImportError with the install hint when it is missing."""
+    from poly1305x.openssh import _paramiko_peer
+    return _paramiko_peer.paramiko
 
 
 def _check(paramiko: Any) -> None:
@@ -288,16 +172,6 @@ def _check(paramiko: Any) -> None:
                            f"(tested with {SUPPORTED}): " + "; ".join(problems))
 
 
-def _preferred_ciphers(original):
-    def preferred_ciphers(self):
-        ciphers = original.fget(self)
-        if CIPHER in ciphers and (not _paramiko_kex.offers_chacha(self)
-                                  or not _composes(type(getattr(self, "packetizer", None)))):
-            ciphers = tuple(c for c in ciphers if c != CIPHER)
-        return ciphers
-    return property(preferred_ciphers, original.fset, original.fdel, original.__doc__)
-
-
 def use_with_paramiko(enable: bool = True, *, allow_without_strict_kex: bool = False) -> bool:
     """Give paramiko the ``chacha20-poly1305@openssh.com`` transport cipher, run
     on poly1305x's ``PacketCipher`` and offered first (client and server mode),
@@ -340,21 +214,10 @@ def use_with_paramiko(enable: bool = True, *, allow_without_strict_kex: bool = F
             info = dict(saved["_cipher_info"])
             info[CIPHER] = {"class": _Engine, "block-size": 8, "key-size": 64,
                             "iv-size": 0, "is_aead": True}
-            from paramiko.common import MSG_NAMES
-            from paramiko.message import Message
-            from paramiko.ssh_exception import IncompatiblePeer, SSHException
-            send, read = _make_methods(
-                saved["send_message"], saved["read_message"], SSHException, Message, MSG_NAMES)
-            bindings = [
-                (T, "_cipher_info", info),
-                (T, "_preferred_ciphers",
-                 (CIPHER,) + tuple(c for c in saved["_preferred_ciphers"] if c != CIPHER)),
-                (P, "send_message", send),
-                (P, "read_message", read),
-                (T, "preferred_ciphers", _preferred_ciphers(saved["preferred_ciphers"])),
-                (T, "_parse_kex_init",
-                 _paramiko_kex.parse_kex_init(saved["_parse_kex_init"], IncompatiblePeer)),
-            ] + _patch_keys(paramiko, saved)
+            from poly1305x.openssh import _paramiko_peer
+            bindings = _paramiko_peer.bindings(
+                saved, info,
+                (CIPHER,) + tuple(c for c in saved["_preferred_ciphers"] if c != CIPHER))
             _saved = (paramiko, saved)
             try:
                 _switch.swap(bindings)

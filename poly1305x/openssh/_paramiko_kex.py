@@ -26,10 +26,10 @@ in (``use_with_paramiko(allow_without_strict_kex=True)``):
 The cipher lists go through ``Transport.preferred_ciphers`` both when a
 KEXINIT is sent and when the peer's is parsed, so the one rule
 (``offers_chacha``) serves both; ``Transport._parse_kex_init`` is wrapped for
-the check after the choice.
+the check after the choice (``_paramiko_peer._parse_kex_init``, with ``rule``
+and ``CVE`` from here).
 """
-import functools
-from typing import Any, Callable, Final
+from typing import Any, Final
 
 from poly1305x.openssh._container import CHACHA as CIPHER
 
@@ -53,24 +53,6 @@ def offers_chacha(transport: Any) -> bool:
     if not getattr(transport, "initial_kex_done", False):
         return bool(getattr(transport, "advertise_strict_kex", False))
     return bool(getattr(transport, "agreed_on_strict_kex", False))
-
-
-def parse_kex_init(original: Callable[..., Any], IncompatiblePeer: type) -> Callable[..., Any]:
-    """paramiko's ``Transport._parse_kex_init``, then: the cipher chosen in
-    either direction on a connection without strict kex is refused (unless
-    opted in)."""
-
-    @functools.wraps(original)
-    def _parse_kex_init(self, m):
-        original(self, m)
-        if (CIPHER in (self.local_cipher, self.remote_cipher)
-                and not rule.allow_without_strict_kex and not self.agreed_on_strict_kex):
-            raise IncompatiblePeer(
-                f"the peer chose {CIPHER} without strict key exchange, which Terrapin "
-                f"({CVE}) attacks; refused (use_with_paramiko(allow_without_strict_kex=True) "
-                "accepts it)")
-
-    return _parse_kex_init
 
 
 def problems(paramiko: Any) -> list:

@@ -12,11 +12,12 @@ pycryptodome's ``Crypto.Protocol.HPKE`` through ``poly1305x.install()``.
 """
 import json
 import os
+import sys
 
 import pytest
 
 import poly1305x
-from poly1305x import _install, hpke
+from poly1305x import _install, _rfc9180_peer, hpke
 from poly1305x._core._engine import ChaCha20Poly1305 as EngineAEAD
 from poly1305x.ChaCha20_Poly1305 import ChaCha20Poly1305Cipher as FaceCipher
 
@@ -102,6 +103,7 @@ def test_use_with_rfc9180_switch():
 
 def test_use_with_rfc9180_without_rfc9180(monkeypatch):
     refuse_import(monkeypatch, "rfc9180")
+    monkeypatch.delitem(sys.modules, "poly1305x._rfc9180_peer", raising=False)
     with pytest.raises(ImportError, match=r"pip install -e '\.\[rfc9180\]'.*'rfc9180>="):
         hpke.use_with_rfc9180()
 
@@ -127,7 +129,7 @@ def _rfc9180_recipient(h, v):
 @pytest.mark.parametrize("v", VECTORS, ids=hpke_vector_id)
 def test_rfc9180_vectors(v, rfc9180_on, backend, monkeypatch):
     made = []
-    real = hpke._rfc9180_get_cipher
+    real = _rfc9180_peer.get_cipher
 
     def counting(self):
         cipher = real(self)

@@ -41,3 +41,11 @@ def test_no_reader_outside_the_registry_names_a_kernel_module():
         for b in runpy.run_path(str(REGISTRY))["BACKENDS"]:
             mod = re.escape(b["module"].rsplit(".", 1)[1])
             assert not re.search(rf"[\"']([\w.]*\.)?{mod}[\"']", text), (name, b["module"])
+
+
+def test_each_entry_has_a_table_of_its_own():
+    """The dispatcher writes an entry's name into its table when it loads it
+    (the name objects report): two entries on one (module, table) pair would
+    rename each other's objects."""
+    pairs = [(b["module"], b["table"]) for b in runpy.run_path(str(REGISTRY))["BACKENDS"]]
+    assert len(pairs) == len(set(pairs)), pairs

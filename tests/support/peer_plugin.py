@@ -81,7 +81,8 @@ def count_quic(counts):
 def pytest_configure(config):
     peer = os.environ["POLY1305X_PEER"]
     if peer == "rfc9180":
-        hpke._AEAD = _counted("aead_objects", hpke._AEAD)
+        from poly1305x import _rfc9180_peer
+        _rfc9180_peer._AEAD = _counted("aead_objects", _rfc9180_peer._AEAD)
         hpke.use_with_rfc9180()
     elif peer == "rfc9420":
         import rfc9420
