@@ -4,9 +4,9 @@ IFMA instruction, so it runs on those CPUs.  Its arithmetic is tested with
 every other backend's (the `backend` fixture and the kernel tests)."""
 import glob
 import os
-import re
+import runpy
 import shutil
-import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +16,7 @@ from poly1305x._kernels import _registry
 
 NO_IFMA = {"avx2", "avx512f", "avx512vl"}              # Skylake-SP's relevant features
 IFMA = NO_IFMA | {"avx512ifma"}                        # Ice Lake, Zen 4, Zen 5
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _default_for(features):
@@ -47,23 +48,32 @@ def test_listed_where_the_cpu_has_avx512f():
     assert "avx512f" in poly1305x.backends()
 
 
+def _audit():
+    """The one instruction-set audit (.ci/wheel_audit.py, which CI runs on every
+    wheel), and what the registry expects of each module."""
+    audit = runpy.run_path(str(ROOT / ".ci" / "wheel_audit.py"))
+    return audit, audit["expectations"](runpy.run_path(_registry.__file__))
+
+
+def _built(stem):
+    here = os.path.dirname(_registry.__file__)
+    (path,) = glob.glob(os.path.join(here, stem + ".*.so")) or [None]
+    if path is None:
+        pytest.skip(f"{stem} is not built here")
+    return path
+
+
 def test_module_holds_no_ifma_instruction():
-    """The built module's machine code (objdump) has no vpmadd52*, and the
-    IFMA module's has (the check can fail)."""
+    """The audit finds nothing in avx512f's built module, and the IFMA module
+    fails it when the registry is made to say its CPUs lack IFMA (the check
+    can fail)."""
     # binutils comes with the C compiler the build needs; CI's sid wheel runs,
     # whose root has none, leave this test out by name
     assert shutil.which("objdump"), "objdump (binutils) is needed to read the module's code"
-    here = os.path.dirname(poly1305x._kernels._registry.__file__)
-
-    def count(stem):
-        (path,) = glob.glob(os.path.join(here, stem + ".*.so")) or [None]
-        if path is None:
-            pytest.skip(f"{stem} is not built here")
-        asm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", path],
-                             capture_output=True, text=True, check=True).stdout
-        return len(re.findall(r"^\s+[0-9a-f]+:\s+vpmadd52", asm, re.M)), asm
-
-    n, asm = count("_x86_avx512f")
-    assert n == 0
-    assert re.search(r"vpmuludq\s.*%zmm", asm)         # and it is the zmm kernel
-    assert count("_x86_avx512")[0] > 0
+    audit, expect = _audit()
+    assert "_x86_avx512f" not in expect["ifma"] and "_x86_avx512" in expect["ifma"]
+    assert audit["isa_audit"](_built("_x86_avx512f"), expect)[2] == []
+    path = _built("_x86_avx512")
+    assert audit["isa_audit"](path, expect)[2] == []
+    lied = dict(expect, ifma=expect["ifma"] - {"_x86_avx512"})
+    assert any("IFMA" in f for f in audit["isa_audit"](path, lied)[2])
