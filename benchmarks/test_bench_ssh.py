@@ -1,5 +1,5 @@
 """chacha20-poly1305@openssh.com: poly1305x against asyncssh's own
-implementation (issue 19).
+implementation.
 
 Groups (extra_info: library, operation, size, as the other files):
 
