@@ -23,7 +23,9 @@ returned as a FAIL_ code (_buffers.pxi), which the face words:
   _batch.pxi           many RFC 8439 messages through the multi-buffer kernels
   _batch_inputs.pxi    the batch's message table: its memory, what it holds,
                        the outputs' places, the _into calls' private copies
-  _short.pxi           one short RFC 8439 message in two kernel calls
+  _short.pxi           one short RFC 8439 message in two kernel calls; its
+                       seal and open over a ready key stream (ks_aead), which
+                       the batch's per-message finish uses too
 One file per face, with all of its checks and messages:
   _face_mac.pxi        cryptography's Poly1305
   _face_aead.pxi       cryptography's ChaCha20Poly1305, XChaCha20Poly1305
