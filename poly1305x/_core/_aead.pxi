@@ -12,8 +12,10 @@
 # covered), and no plaintext is ever in memory that anyone else can see
 # before the tag has checked out.  An opening runs into memory private to
 # the call: a fresh output, or for a caller's buffer (decrypt_into and the
-# batch's _into forms) a private area whose plaintext deliver() copies into
-# the buffer only after the tag checked out (zeros after a bad one); the
+# batch's _into forms) a private area, from which the buffer receives the
+# plaintext only after the tag checked out (zeros after a bad one): a long
+# decrypt_into keeps the ciphertext copy there and XORs it into the buffer
+# (etm_open with out), the batch copies its plaintexts (batch_deliver); the
 # short path (_short.pxi) is private by itself, as it decrypts from its own
 # MAC buffer only at the verdict.  Nothing is written to a caller's buffer
 # before the inputs are read, so it may overlap them.  After a bad tag the
@@ -65,17 +67,19 @@ cdef void etm_end(mac_t* c, bint rfc, uint64_t alen, uint64_t n, uint8_t* tag) n
 
 
 cdef void etm_crypt(stream_t* s, mac_t* c, const uint8_t* src, uint8_t* dst, size_t n,
-                    bint enc, const uint8_t* pre, size_t prelen) noexcept nogil:
+                    bint enc, bint copy_only, const uint8_t* pre,
+                    size_t prelen) noexcept nogil:
     """Encrypt (XOR, then MAC what was written) or decrypt n bytes, a slice
     at a time so that the MAC reads what was just written while it is still
     in cache; pre[0:prelen] is MACed in front of the message (OpenSSH).
-    Decryption reads each ciphertext byte once: a slice is copied into a
-    scratch buffer, MACed from the copy and decrypted from it into dst
-    (private to the call).  (A one-pass, stitched kernel was tried on Zen 3
-    with AVX2 and lost to this.)"""
+    Decryption reads each ciphertext byte once: a slice is copied (into a
+    scratch buffer, or with copy_only into dst), MACed from the copy and
+    decrypted from it into dst (private to the call); with copy_only it
+    stops after the MAC, dst holding the ciphertext.  (A one-pass, stitched
+    kernel was tried on Zen 3 with AVX2 and lost to this.)"""
     cdef size_t chunk
     cdef uint8_t scratch[ROOM + SCRATCH]
-    if not enc:
+    if not enc and not copy_only:
         while n:
             chunk = n if n < SCRATCH else SCRATCH
             memcpy(scratch + ROOM, src, chunk)
@@ -88,7 +92,10 @@ cdef void etm_crypt(stream_t* s, mac_t* c, const uint8_t* src, uint8_t* dst, siz
         return
     while n:
         chunk = n if n < SLICE else SLICE
-        stream_xor(s, src, dst, chunk)
+        if enc:
+            stream_xor(s, src, dst, chunk)
+        elif src != dst:
+            memcpy(dst, src, chunk)
         etm_mac(c, pre, prelen, dst, chunk, False)
         prelen = 0
         src += chunk
@@ -125,16 +132,19 @@ cdef void etm_seal(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
         stream_block0(s, tmp)
         etm_begin(&c, s.k, tmp, aad, alen, rfc)
         wipe(tmp, 64)
-        etm_crypt(s, &c, pt, ct, n, True, pre, prelen)
+        etm_crypt(s, &c, pt, ct, n, True, False, pre, prelen)
     etm_end(&c, rfc, alen, n, tag)
     mac_wipe(&c)
 
 
 cdef bint etm_open(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
-                   const uint8_t* ct, uint8_t* pt, size_t n, const uint8_t* tag) noexcept nogil:
+                   const uint8_t* ct, uint8_t* pt, size_t n, const uint8_t* tag,
+                   uint8_t* out) noexcept nogil:
     """The inverse of etm_seal, under the bad-tag rule above: returns 0 on a
-    bad tag, and then pt holds zeros.  pt is private to the call (a caller's
-    buffer receives it through deliver)."""
+    bad tag.  pt: n bytes private to the call.  out NULL: pt receives the
+    plaintext (zeros after a bad tag).  out a caller's buffer: pt receives
+    the ciphertext copy, and out its plaintext only once the tag checked out
+    (zeros otherwise)."""
     cdef mac_t c
     cdef uint8_t ks[64 + SHORT_AEAD]
     cdef uint8_t cpy[ROOM + SHORT_AEAD]
@@ -143,6 +153,7 @@ cdef bint etm_open(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
     cdef const uint8_t* pre = NULL
     cdef size_t prelen = 0
     cdef bint ok
+    cdef uint8_t* dst = out if out != NULL else pt
     if not rfc:
         pre, prelen = aad, alen
     memcpy(want, tag, 16)
@@ -153,15 +164,17 @@ cdef bint etm_open(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
         memcpy(cpy + ROOM, ct, n)
         etm_mac(&c, pre, prelen, cpy + ROOM, n, True)
         etm_end(&c, rfc, alen, n, mine)
-        ok = tag_verdict(mine, want, pt, cpy + ROOM, ks + 64, n)
+        ok = tag_verdict(mine, want, dst, cpy + ROOM, ks + 64, n)
         wipe(ks, 64 + n)
     else:
         stream_block0(s, ks)
         etm_begin(&c, s.k, ks, aad, alen, rfc)
         wipe(ks, 64)
-        etm_crypt(s, &c, ct, pt, n, False, pre, prelen)
+        etm_crypt(s, &c, ct, pt, n, False, out != NULL, pre, prelen)
         etm_end(&c, rfc, alen, n, mine)
-        ok = tag_verdict(mine, want, pt, NULL, NULL, n)
+        ok = tag_verdict(mine, want, dst, NULL, NULL, n)
+        if ok and out != NULL:
+            stream_xor(s, pt, out, n)
     mac_wipe(&c)
     return ok
 
@@ -181,15 +194,6 @@ cdef inline bint opens_privately(size_t n) noexcept nogil:
     return n <= SHORT_MAX
 
 
-cdef inline void deliver(uint8_t* out, const uint8_t* priv, size_t n, bint ok) noexcept nogil:
-    """A caller's buffer receives an opening that ran into the private area
-    priv: its plaintext once the tag checked out, zeros otherwise."""
-    if ok:
-        memcpy(out, priv, n)
-    else:
-        memset(out, 0, n)
-
-
 cdef bint aead_run(stream_t* s, const uint8_t* aad, size_t alen, const uint8_t* src,
                    uint8_t* dst, size_t n, bint seal) noexcept nogil:
     """One message; dst is private to the call when opening (see the rule above)."""
@@ -199,7 +203,17 @@ cdef bint aead_run(stream_t* s, const uint8_t* aad, size_t alen, const uint8_t* 
     if seal:
         etm_seal(s, True, aad, alen, src, dst, n, dst + n)
         return True
-    return etm_open(s, True, aad, alen, src, dst, n, src + n)
+    return etm_open(s, True, aad, alen, src, dst, n, src + n, NULL)
+
+
+cdef bint open_into(stream_t* s, const uint8_t* aad, size_t alen, const uint8_t* src,
+                    uint8_t* out, size_t n, uint8_t* priv) noexcept nogil:
+    """decrypt_into past the short path: the ciphertext's private copy in
+    priv (n bytes; NULL for n <= SCRATCH: on the stack here, which no heap
+    block need pay for), the plaintext into out only once the tag checked
+    out (etm_open)."""
+    cdef uint8_t small[SCRATCH]
+    return etm_open(s, True, aad, alen, src, priv if priv != NULL else small, n, src + n, out)
 
 
 cdef object aead_call(const kernel_table* k, const uint8_t* key, size_t nonce_len, nonce,
@@ -275,22 +289,21 @@ cdef object aead_call(const kernel_table* k, const uint8_t* key, size_t nonce_le
                 tmp = PyBytes_FromStringAndSize(<char*>src, db.len)
                 src = <const uint8_t*>PyBytes_AS_STRING(tmp)
         elif output is not None and not opens_privately(n):
-            priv = <uint8_t*>PyMem_Malloc(n)
-            if priv == NULL:
-                raise MemoryError()
+            if n > SCRATCH:
+                priv = <uint8_t*>PyMem_Malloc(n)
+                if priv == NULL:
+                    raise MemoryError()
             out = dst
-            dst = priv
         ts = nogil_for(n + alen)
-        ok = aead_run(&s, aad, alen, src, dst, n, seal)
-        if priv != NULL:
-            deliver(out, priv, n, ok)
+        if out != NULL:
+            ok = open_into(&s, aad, alen, src, out, n, priv)
+        else:
+            ok = aead_run(&s, aad, alen, src, dst, n, seal)
         regain(ts)
         if not ok:
             raise InvalidTag()
     finally:
-        if priv != NULL:
-            wipe(priv, n)
-            PyMem_Free(priv)
+        PyMem_Free(priv)                   # ciphertext only: public bytes
         if s.k != NULL:
             wipe(&s, sizeof(stream_t))     # the message key, also after an error
         put_buf(&ob)

@@ -200,7 +200,7 @@ cdef void stream_run(stream_t* s, mac_t* c, const uint8_t* src, uint8_t* dst, si
     if how == RUN_XOR:
         stream_xor(s, src, dst, n)
     else:
-        etm_crypt(s, c, src, dst, n, how == RUN_SEAL, NULL, 0)
+        etm_crypt(s, c, src, dst, n, how == RUN_SEAL, False, NULL, 0)
 
 
 cdef object stream_call(stream_t* s, mac_t* c, object data, object output, int how,
