@@ -1,9 +1,11 @@
 """pytest plugin of .ci/client-suites.sh (``-p client_plugin``), for a real
-client's own suite run from its sdist, none of its files changed.
+client's own suite run from its sdist, none of its files changed, or for
+tests/clients/ run against the client's PyPI wheel.
 $POLY1305X_CLIENT names the client, $POLY1305X_CLIENT_PASS the pass:
 
-* "poly1305x", for the cryptography clients (HAP-python, pyatv,
-  aioesphomeapi): the venv's start-up hook has run ``POLY1305X_INSTALL=
+* "poly1305x", for the cryptography clients (HAP-python, pyatv and
+  aioesphomeapi's suites; aiohomekit's and aioesphomeapi's frame code under
+  tests/clients/): the venv's start-up hook has run ``POLY1305X_INSTALL=
   cryptography`` before anything imported the client; this checks that it
   did and counts the calls of the classes served
   (tests/support/peer_plugin.count_served);
@@ -21,7 +23,7 @@ import os
 import pytest
 
 COUNTS: dict = {}
-CRYPTOGRAPHY_CLIENTS = ("hap-python", "pyatv", "aioesphomeapi")
+CRYPTOGRAPHY_CLIENTS = ("hap-python", "pyatv", "aioesphomeapi", "aiohomekit")
 
 
 def _prefer_chacha():

@@ -29,7 +29,9 @@ unset PYTHON_GIL
 if [ $# -gt 0 ]; then
     tests=("$@")
 else
-    tests=(tests/core/test_freethreading.py tests/core/test_aead.py tests/core/test_poly1305.py tests/core/test_chacha20.py
+    tests=(tests/core/test_freethreading.py tests/core/test_freethreading_stateful.py
+           tests/core/test_freethreading_module_state.py
+           tests/core/test_aead.py tests/core/test_poly1305.py tests/core/test_chacha20.py
            tests/kernels/test_dispatch.py tests/kernels/test_poly1305_kernels.py tests/kernels/test_chacha20_kernels.py
            tests/core/test_aead_batch.py)
 fi

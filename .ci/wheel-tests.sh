@@ -106,6 +106,14 @@ for t in tests/tooling/test_figures.py; do
     echo "wheel tests: leaving out $t: it reads the git history" >>"$work/summary"
 done
 
+# aioquic's own tests with use_with_aioquic() on (a minute and more a run):
+# .ci/client-suites.sh runs aioquic's whole suite that way, and the main job
+# runs this test; the rest of tests/integrations/test_quic.py runs here.
+for t in tests/integrations/test_quic.py::test_aioquic_own_tests_with_the_switch_on; do
+    BUILD_IGNORES+=" --deselect=$t"
+    echo "wheel tests: leaving out $t: the client suites run aioquic's own suite" >>"$work/summary"
+done
+
 # --- phase 1: the venvs (sequential: downloads) ---------------------------------
 declare -a RUNS=()
 for whl in "$OUT"/*.whl; do

@@ -216,12 +216,35 @@ cdef bint open_into(stream_t* s, const uint8_t* aad, size_t alen, const uint8_t*
     return etm_open(s, True, aad, alen, src, priv if priv != NULL else small, n, src + n, out)
 
 
-cdef object aead_call(const kernel_table* k, const uint8_t* key, size_t nonce_len, nonce,
-                      data, associated_data, output, bint seal, fail_t* fail):
+cdef inline object aead_call(const kernel_table* k, const uint8_t* key, size_t nonce_len,
+                             nonce, data, associated_data, output, bint seal, fail_t* fail):
     """seal: data -> ct || tag; open: ct || tag -> data or InvalidTag.  Into a
     new bytes object, or into ``output`` (then the length is returned).  None
     when a check failed: fail says which (FAIL_TOO_LONG, FAIL_NONCE_LEN,
-    FAIL_NOT_WRITABLE, FAIL_OUT_LEN), and the face words it."""
+    FAIL_NOT_WRITABLE, FAIL_OUT_LEN), and the face words it.  Inline, so that
+    bytes arguments reach the short path (_short.pxi) from the face with no
+    call in between; everything else goes to aead_buffers."""
+    cdef size_t n, alen = 0
+    cdef const uint8_t* aad = NULL
+    if (output is None and PyBytes_CheckExact(nonce) and PyBytes_CheckExact(data)
+            and <size_t>PyBytes_GET_SIZE(nonce) == nonce_len):
+        # bytes that fit the short path: no check of aead_buffers can fail
+        n = <size_t>PyBytes_GET_SIZE(data)
+        if associated_data is None:
+            alen = 0
+        elif PyBytes_CheckExact(associated_data):
+            aad = <const uint8_t*>PyBytes_AS_STRING(associated_data)
+            alen = <size_t>PyBytes_GET_SIZE(associated_data)
+        else:
+            alen = SHORT_AAD + 1
+        if seal and short_fits(n, alen) or not seal and n >= 16 and short_fits(n - 16, alen):
+            return short_bytes(k, key, nonce_len, nonce, data, aad, alen, seal)
+    return aead_buffers(k, key, nonce_len, nonce, data, associated_data, output, seal, fail)
+
+
+cdef object aead_buffers(const kernel_table* k, const uint8_t* key, size_t nonce_len, nonce,
+                         data, associated_data, output, bint seal, fail_t* fail):
+    """aead_call through the buffer protocol, with every check."""
     cdef PyThreadState* ts
     cdef buf_t nb, db, ab, ob
     cdef stream_t s
@@ -234,21 +257,6 @@ cdef object aead_call(const kernel_table* k, const uint8_t* key, size_t nonce_le
     cdef const uint8_t* aad = NULL
     cdef size_t alen = 0, n, outlen
     cdef bint ok = True
-    if (output is None and PyBytes_CheckExact(nonce) and PyBytes_CheckExact(data)
-            and <size_t>PyBytes_GET_SIZE(nonce) == nonce_len):
-        # bytes that fit the short path: no check below can fail (_short.pxi)
-        n = <size_t>PyBytes_GET_SIZE(data)
-        if associated_data is None:
-            alen = 0
-        elif PyBytes_CheckExact(associated_data):
-            aad = <const uint8_t*>PyBytes_AS_STRING(associated_data)
-            alen = <size_t>PyBytes_GET_SIZE(associated_data)
-        else:
-            alen = SHORT_AAD + 1
-        if seal and short_fits(n, alen) or not seal and n >= 16 and short_fits(n - 16, alen):
-            return short_bytes(k, key, nonce_len, nonce, data, aad, alen, seal)
-        aad = NULL
-        alen = 0
     get_buf(nonce, &nb)
     db.held = ab.held = ob.held = False
     s.k = NULL

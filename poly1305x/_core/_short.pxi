@@ -98,38 +98,49 @@ cdef inline bint short_fits(size_t n, size_t alen) noexcept nogil:
     return n <= SHORT_MAX and alen <= SHORT_AAD
 
 
+cdef extern from "Python.h":
+    # the allocation with no exception check of Cython's (short_bytes wipes
+    # the key stream before it passes the error on)
+    PyObject* new_bytes_or_null "PyBytes_FromStringAndSize"(const char* s, Py_ssize_t n)
+    bint PyList_CheckExact(object o)
+    Py_ssize_t PyList_GET_SIZE(object o)
+    PyObject* PyList_GET_ITEM(object o, Py_ssize_t i)
+
+
+cdef inline int pass_error() except -1:
+    """Hands on the exception already set: Cython takes this -1 as an error."""
+    return -1
+
+
 cdef object short_bytes(const kernel_table* k, const uint8_t* key, size_t nonce_len,
                         object nonce, object data, const uint8_t* aad, size_t alen, bint seal):
     """aead_call for bytes arguments that fit the short path (the caller
     checked the nonce's length, and for open that data holds a tag).  The
     result is allocated while the key stream's last rounds are still in
-    flight."""
+    flight, with no try block: a failed allocation wipes the key stream and
+    passes its MemoryError on."""
     cdef uint32_t st[16]
     cdef uint8_t ks[64 * SHORT_BLOCKS]
     cdef size_t n = <size_t>PyBytes_GET_SIZE(data)
     cdef size_t outlen = n + 16 if seal else n - 16
     cdef size_t nks
     cdef bint ok
+    cdef PyObject* out
     cdef object result
     message_state(st, key, <const uint8_t*>PyBytes_AS_STRING(nonce), nonce_len)
     nks = short_stream(k, st, ks, n if seal else outlen)
-    try:
-        result = PyBytes_FromStringAndSize(NULL, <Py_ssize_t>outlen)
-    except BaseException:
+    out = new_bytes_or_null(NULL, <Py_ssize_t>outlen)
+    if out == NULL:
         wipe(ks, nks)
-        raise
+        pass_error()                   # the MemoryError the allocation set
+    result = <object>out
+    Py_DECREF(result)                  # <object> took a second reference
     ok = ks_aead(k, ks, aad, alen, <const uint8_t*>PyBytes_AS_STRING(data),
                  <uint8_t*>PyBytes_AS_STRING(result), n if seal else outlen, seal)
     wipe(ks, nks)
     if not ok:
         raise InvalidTag()
     return result
-
-
-cdef extern from "Python.h":
-    bint PyList_CheckExact(object o)
-    Py_ssize_t PyList_GET_SIZE(object o)
-    PyObject* PyList_GET_ITEM(object o, Py_ssize_t i)
 
 
 cdef object sealed_one(const kernel_table* k, const uint8_t* key, size_t nonce_len,

@@ -252,6 +252,12 @@ cdef void poly1305_blocks_avx2(poly1305_state* st, const uint8_t* m,
         _p26_avx2_powers(st)
     nvec = nblocks & ~(<size_t>3)            # >= 8, a multiple of 4
     pw = st.powers + P1305X_AVX2_POWERS
+    if nblocks > nvec:
+        # The blocks past the vector part's multiple go to the scalar loop
+        # first, not last: with a fresh key their chain then overlaps the
+        # computation of the powers (as in the IFMA kernel).
+        poly1305_blocks_portable(st, m, nblocks - nvec, hibit)
+        m += 16 * (nblocks - nvec)
 
     # h (base 2^64, h2 < 8) into lane 0: h0..h3 < 2^26, h4 < 2^27.2
     p26_from64(st.h[0], st.h[1], st.h[2], l)
@@ -335,6 +341,3 @@ cdef void poly1305_blocks_avx2(poly1305_state* st, const uint8_t* m,
     l[4] = _p26v_hsum(h4)
     p26_carry_full(l)
     p26_to64(l, st.h)
-
-    if nblocks > nvec:
-        poly1305_blocks_portable(st, m, nblocks - nvec, hibit)

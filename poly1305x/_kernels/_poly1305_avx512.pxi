@@ -24,7 +24,8 @@
 # and the last step uses r^(16-p) and r^(8-p) (lane p), or, when only one
 # group of eight is left, H <- (H + a) * r^(8-p).  The incoming h is added into
 # lane 0 of the first group; at the end the lanes are summed and brought back
-# to base 2^64.  Leftovers (< 8 blocks) go to the scalar loop.
+# to base 2^64.  Leftovers (< 8 blocks) go to the scalar loop, ahead of the
+# vector part.
 #
 # Powers (per key, computed lazily on the first long input), limb-major:
 #     st.powers[40 + 16*i + (k-1)] = limb i of r^k,  i = 0..2, k = 1..16
@@ -236,6 +237,12 @@ cdef void poly1305_blocks_avx512(poly1305_state* st, const uint8_t* m,
         _p44_ifma_powers(st)
     nvec = nblocks & ~(<size_t>7)            # >= 8, a multiple of 8
     pw = st.powers + P1305X_IFMA_POWERS
+    if nblocks > nvec:
+        # The blocks past a multiple of 8 go to the scalar loop first, not
+        # last: with a fresh key their chain then overlaps the powers' (which
+        # it does not depend on) instead of following the vector part.
+        poly1305_blocks_portable(st, m, nblocks - nvec, hibit)
+        m += 16 * (nblocks - nvec)
 
     # h (base 2^64, h2 < 8) into lane 0: h0, h1 < 2^44, h2 < 2^43.2
     _p44_from64(st.h[0], st.h[1], st.h[2], l)
@@ -307,6 +314,3 @@ cdef void poly1305_blocks_avx512(poly1305_state* st, const uint8_t* m,
     st.h[0] = l[0] | (l[1] << 44)
     st.h[1] = (l[1] >> 20) | (l[2] << 24)
     st.h[2] = l[2] >> 40
-
-    if nblocks > nvec:
-        poly1305_blocks_portable(st, m, nblocks - nvec, hibit)

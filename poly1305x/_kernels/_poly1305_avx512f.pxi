@@ -16,7 +16,8 @@
 # When 16 blocks are left, H <- (H + a) * r^8 and the last group is added in
 # the final step, H <- (H + a) * r^(8-p) in lane p.  The incoming h is added
 # into lane 0 of the first group; at the end the eight lanes are summed and
-# brought back to base 2^64.  Leftovers (< 8 blocks) go to the scalar loop.
+# brought back to base 2^64.  Leftovers (< 8 blocks) go to the scalar loop,
+# ahead of the vector part.
 #
 # Powers.  r^1..r^8 are the AVX2 kernel's (words P1305X_AVX2_POWERS.., bit
 # P1305X_AVX2_READY, filled by _p26_avx2_powers: limb-major, limbs
@@ -209,6 +210,12 @@ cdef void poly1305_blocks_avx512f(poly1305_state* st, const uint8_t* m,
         _p26z_power16(st)
     pw = st.powers + P1305X_AVX2_POWERS
     p16 = st.powers + P1305X_F16_POWERS
+    if nblocks > nvec:
+        # The blocks past the vector part's multiple go to the scalar loop
+        # first, not last: with a fresh key their chain then overlaps the
+        # computation of the powers (as in the IFMA kernel).
+        poly1305_blocks_portable(st, m, nblocks - nvec, hibit)
+        m += 16 * (nblocks - nvec)
 
     # h (base 2^64, h2 < 8) into lane 0: h0..h3 < 2^26, h4 < 2^27
     p26_from64(st.h[0], st.h[1], st.h[2], l)
@@ -290,6 +297,3 @@ cdef void poly1305_blocks_avx512f(poly1305_state* st, const uint8_t* m,
     l[4] = _p26z_hsum(h4)
     p26_carry_full(l)
     p26_to64(l, st.h)
-
-    if nblocks > nvec:
-        poly1305_blocks_portable(st, m, nblocks - nvec, hibit)

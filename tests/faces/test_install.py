@@ -35,7 +35,7 @@ def snapshot():
 
 
 @pytest.fixture
-def clean():
+def install_undone():
     """install() in the test is always undone; the state after is the state before."""
     before = snapshot()
     try:
@@ -54,7 +54,7 @@ def clean():
 # install() / uninstall()
 # ---------------------------------------------------------------------------
 
-def test_install_swaps_modules_and_package_attributes(clean):
+def test_install_swaps_modules_and_package_attributes(install_undone):
     names = poly1305x.install()
     assert set(names) == {f"{fam}.{sub}" for fam in FAMILIES for sub in SUBS}
     assert "Cryptodome" in FAMILIES, "pycryptodomex is a test dependency"
@@ -75,16 +75,16 @@ def test_install_swaps_modules_and_package_attributes(clean):
     assert type(Poly1305.new(key=bytes(32), cipher=AES)) is _engine.Poly1305_MAC
 
 
-def test_uninstall_restores_pycryptodome(clean):
+def test_uninstall_restores_pycryptodome(install_undone):
     poly1305x.install()
     poly1305x.uninstall()
     from Crypto.Cipher import ChaCha20_Poly1305
-    assert ChaCha20_Poly1305 is clean["Crypto", "Cipher.ChaCha20_Poly1305"][0]
+    assert ChaCha20_Poly1305 is install_undone["Crypto", "Cipher.ChaCha20_Poly1305"][0]
     assert ChaCha20_Poly1305.__name__ == "Crypto.Cipher.ChaCha20_Poly1305"
     assert type(ChaCha20_Poly1305.new(key=bytes(32))).__module__ == "Crypto.Cipher.ChaCha20_Poly1305"
 
 
-def test_module_bound_before_install_reaches_poly1305x(clean):
+def test_module_bound_before_install_reaches_poly1305x(install_undone):
     mods = originals()    # what a library bound at its import, before install()
     key, nonce, aad, msg = bytes(range(32)), bytes(range(12)), b"aad", b"message" * 9
     expected = mods["Crypto", "Cipher.ChaCha20_Poly1305"].new(key=key, nonce=nonce)
@@ -112,7 +112,7 @@ def test_module_bound_before_install_reaches_poly1305x(clean):
                     else mod.new(key=key, cipher=AES)).__module__ == f"{fam}.{sub}"
 
 
-def test_new_function_bound_before_install_is_pycryptodome_s(clean):
+def test_new_function_bound_before_install_is_pycryptodome_s(install_undone):
     """The documented limit: a reference to pycryptodome's ``new`` itself keeps
     pycryptodome's function (its checks, its defaults); the object it builds
     comes from its module's class, which install() patched."""
@@ -128,11 +128,11 @@ def test_new_function_bound_before_install_is_pycryptodome_s(clean):
     assert not isinstance(poly1305x.ChaCha20.new(key=bytes(32)), bound_class)
 
 
-def test_idempotent_and_rebound_names_left_alone(clean):
+def test_idempotent_and_rebound_names_left_alone(install_undone):
     first = poly1305x.install()
     records = list(_install._switch._records)
     assert poly1305x.install() == first and _install._switch._records == records
-    orig = clean["Crypto", "Cipher.ChaCha20"][0]
+    orig = install_undone["Crypto", "Cipher.ChaCha20"][0]
     sentinel = object()
     orig.new = sentinel                      # someone else rebinds a patched name
     try:
@@ -140,11 +140,11 @@ def test_idempotent_and_rebound_names_left_alone(clean):
         poly1305x.uninstall()
         assert orig.new is sentinel          # not ours to restore
     finally:
-        orig.new = clean["Crypto", "Cipher.ChaCha20"][2]["new"]
+        orig.new = install_undone["Crypto", "Cipher.ChaCha20"][2]["new"]
     assert not _install.installed()
 
 
-def test_thread_safety(clean):
+def test_thread_safety(install_undone):
     errors = []
     barrier = threading.Barrier(8)
 
@@ -168,7 +168,7 @@ def test_thread_safety(clean):
     assert sys.modules["Crypto.Cipher.ChaCha20"] is poly1305x.ChaCha20
 
 
-def test_message_too_long_is_pycryptodome_s_class(clean):
+def test_message_too_long_is_pycryptodome_s_class(install_undone):
     import Cryptodome
     poly1305x.install()
     from Crypto.Cipher import ChaCha20, ChaCha20_Poly1305

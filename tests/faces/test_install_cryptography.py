@@ -33,7 +33,7 @@ KEY, NONCE = bytes(range(32)), bytes(range(12))
 
 
 @pytest.fixture
-def clean():
+def cryptography_install_undone():
     """Every install is undone; cryptography's names are its own again after."""
     assert not _install.installed()
     try:
@@ -44,7 +44,7 @@ def clean():
         assert not _install.installed()
 
 
-def test_install_serves_both_names_and_uninstall_restores(clean):
+def test_install_serves_both_names_and_uninstall_restores(cryptography_install_undone):
     assert poly1305x.install("cryptography") == NAMES
     assert _install.installed() == NAMES
     from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
@@ -58,7 +58,7 @@ def test_install_serves_both_names_and_uninstall_restores(clean):
     assert again is CG_AEAD
 
 
-def test_peers_combined_all_and_one_at_a_time(clean):
+def test_peers_combined_all_and_one_at_a_time(cryptography_install_undone):
     both = poly1305x.install("pycryptodome", "cryptography")
     assert both[-2:] == NAMES and "Crypto.Cipher.ChaCha20_Poly1305" in both
     poly1305x.uninstall("cryptography")
@@ -72,7 +72,7 @@ def test_peers_combined_all_and_one_at_a_time(clean):
     assert sys.modules["Crypto.Cipher.ChaCha20"] is not poly1305x.ChaCha20
 
 
-def test_bad_peer_names(clean):
+def test_bad_peer_names(cryptography_install_undone):
     with pytest.raises(ValueError, match="unknown peer 'pyca'"):
         poly1305x.install("pyca")
     with pytest.raises(ValueError):
@@ -82,7 +82,7 @@ def test_bad_peer_names(clean):
     assert not _install.installed()
 
 
-def test_idempotent_and_a_rebound_name_is_left_alone(clean):
+def test_idempotent_and_a_rebound_name_is_left_alone(cryptography_install_undone):
     poly1305x.install("cryptography")
     records = list(_install._cg_switch._records)
     assert poly1305x.install("cryptography") == NAMES
@@ -96,7 +96,7 @@ def test_idempotent_and_a_rebound_name_is_left_alone(clean):
         cg_poly.Poly1305 = CG_POLY
 
 
-def test_reference_bound_before_install_is_cryptography_s(clean):
+def test_reference_bound_before_install_is_cryptography_s(cryptography_install_undone):
     """The documented limit: a class bound before install() stays
     cryptography's, and isinstance against cryptography's class is False."""
     early = cg_aead.ChaCha20Poly1305
@@ -107,7 +107,7 @@ def test_reference_bound_before_install_is_cryptography_s(clean):
     assert early(KEY).encrypt(NONCE, b"same", b"ad") == late.encrypt(NONCE, b"same", b"ad")
 
 
-def test_keywords_into_and_generate_key(clean):
+def test_keywords_into_and_generate_key(cryptography_install_undone):
     poly1305x.install("cryptography")
     ours = cg_aead.ChaCha20Poly1305(key=KEY)
     theirs = CG_AEAD(key=KEY)
@@ -132,7 +132,7 @@ def test_keywords_into_and_generate_key(clean):
     mac.verify(signature=tag)
 
 
-def test_exceptions_are_cryptography_s(clean):
+def test_exceptions_are_cryptography_s(cryptography_install_undone):
     poly1305x.install("cryptography")
     aead = cg_aead.ChaCha20Poly1305(KEY)
     ct = bytearray(aead.encrypt(NONCE, b"message", None))
@@ -156,7 +156,7 @@ def test_exceptions_are_cryptography_s(clean):
 
 
 @pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy"])
-def test_pickling_and_copying_refused_as_cryptography_refuses(clean, how):
+def test_pickling_and_copying_refused_as_cryptography_refuses(cryptography_install_undone, how):
     refuse = {"pickle": pickle.dumps, "copy": copy.copy, "deepcopy": copy.deepcopy}[how]
     poly1305x.install("cryptography")
     for theirs, ours in ((CG_AEAD(KEY), cg_aead.ChaCha20Poly1305(KEY)),
@@ -167,7 +167,7 @@ def test_pickling_and_copying_refused_as_cryptography_refuses(clean, how):
             refuse(ours)
 
 
-def test_length_limits_are_cryptography_s(clean):
+def test_length_limits_are_cryptography_s(cryptography_install_undone):
     """cryptography refuses data (encrypt) and associated data (both ways)
     over 2**31 - 1 bytes with OverflowError; so does the served class, before
     any work (poly1305x's own class takes RFC 8439's 2**38 - 64)."""
@@ -193,7 +193,7 @@ def test_length_limits_are_cryptography_s(clean):
         big.close()
 
 
-def test_thread_safety(clean):
+def test_thread_safety(cryptography_install_undone):
     errors = []
     barrier = threading.Barrier(6)
 

@@ -1,15 +1,14 @@
 """poly1305x.hpke: the ChaCha20-Poly1305 AEAD of HPKE (RFC 9180) and MLS
-(RFC 9420), and the pyhpke backend switch."""
+(RFC 9420).  The pyhpke backend switch is in test_hpke_pyhpke.py."""
 import doctest
 import json
 import os
-import sys
 
 import pytest
 
 import poly1305x
 from poly1305x import hpke
-from poly1305x._core import _dispatch
+from tests.support.helpers import hpke_vector_id
 
 VECTORS = json.load(open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "vectors",
                                       "rfc9180_chacha20poly1305.json")))["vectors"]
@@ -20,10 +19,6 @@ BASE = bytes(range(100, 112))
 
 def _seq(vector, enc):
     return int(enc["nonce"], 16) ^ int(vector["base_nonce"], 16)
-
-
-def _vid(v):
-    return f"mode{v['mode']}-kem{v['kem_id']:#x}-kdf{v['kdf_id']}"
 
 
 # -- RFC 9180 test vectors ---------------------------------------------------
@@ -40,7 +35,7 @@ def test_vector_file_complete():
     assert all(v["aead_id"] == hpke.AEAD_ID for v in VECTORS)
 
 
-@pytest.mark.parametrize("vector", VECTORS, ids=_vid)
+@pytest.mark.parametrize("vector", VECTORS, ids=hpke_vector_id)
 def test_vectors_key_and_module_functions(vector, kernel):
     key = bytes.fromhex(vector["key"])
     k = hpke.ChaCha20Poly1305Key(key)
@@ -53,7 +48,7 @@ def test_vectors_key_and_module_functions(vector, kernel):
         assert hpke.open(key, nonce, aad, ct) == pt
 
 
-@pytest.mark.parametrize("vector", VECTORS, ids=_vid)
+@pytest.mark.parametrize("vector", VECTORS, ids=hpke_vector_id)
 def test_vectors_context(vector, kernel):
     key, base = bytes.fromhex(vector["key"]), bytes.fromhex(vector["base_nonce"])
     sender, receiver = hpke.Context(key, base), hpke.Context(key, base)
@@ -178,153 +173,6 @@ def test_mls_reuse_guard_example():
     nonce, guard = os.urandom(12), os.urandom(4)
     guarded = (int.from_bytes(nonce, "big") ^ int.from_bytes(guard, "big") << 64).to_bytes(12, "big")
     assert guarded == bytes(a ^ b for a, b in zip(guard + bytes(8), nonce))
-
-
-# -- pyhpke ---------------------------------------------------------------------
-
-import pyhpke  # noqa: E402
-from pyhpke import AEADId, CipherSuite, KDFId, KEMId  # noqa: E402
-from pyhpke.aead_key_interface import AEADKeyInterface  # noqa: E402
-from pyhpke.keys.chacha20_poly1305_key import ChaCha20Poly1305Key as PyHPKEKey  # noqa: E402
-
-
-@pytest.fixture
-def suite():
-    hpke.use_with_pyhpke(False)
-    yield CipherSuite.new(KEMId.DHKEM_X25519_HKDF_SHA256, KDFId.HKDF_SHA256,
-                          AEADId.CHACHA20_POLY1305)
-    hpke.use_with_pyhpke(False)
-
-
-@pytest.fixture
-def spy(monkeypatch):
-    calls = []
-    seal, open_ = hpke.ChaCha20Poly1305Key.seal, hpke.ChaCha20Poly1305Key.open
-
-    def spy_seal(self, pt, nonce, aad=b""):
-        calls.append(("seal", nonce))
-        return seal(self, pt, nonce, aad)
-
-    def spy_open(self, ct, nonce, aad=b""):
-        calls.append(("open", nonce))
-        return open_(self, ct, nonce, aad)
-
-    monkeypatch.setattr(hpke.ChaCha20Poly1305Key, "seal", spy_seal)
-    monkeypatch.setattr(hpke.ChaCha20Poly1305Key, "open", spy_open)
-    return calls
-
-
-def _pair(suite, info=b"poly1305x"):
-    kp = suite.kem.derive_key_pair(b"recipient ikm for the poly1305x tests")
-    enc, sender = suite.create_sender_context(kp.public_key, info)
-    recipient = suite.create_recipient_context(enc, kp.private_key, info)
-    return sender, recipient
-
-
-def test_pyhpke_end_to_end(suite, spy):
-    assert hpke.use_with_pyhpke() is False
-    assert hpke.use_with_pyhpke() is True  # idempotent
-    sender, recipient = _pair(suite)
-    for ctx in (sender, recipient):
-        assert isinstance(ctx._key, hpke.ChaCha20Poly1305Key)
-        assert isinstance(ctx._key, AEADKeyInterface)
-        assert not isinstance(ctx._key, PyHPKEKey)
-        assert ctx._key.backend == poly1305x.backend()
-    msgs = [b"", b"hello", os.urandom(100), os.urandom(1000)]
-    cts = [sender.seal(m, aad=b"aad %d" % i) for i, m in enumerate(msgs)]
-    assert [recipient.open(ct, aad=b"aad %d" % i) for i, ct in enumerate(cts)] == msgs
-    assert [c for c, _ in spy] == ["seal"] * 4 + ["open"] * 4
-    assert spy[0][1] == spy[4][1] and spy[1][1] != spy[0][1]
-    # a tampered message is refused by pyhpke's error, raised from ours
-    s2, r2 = _pair(suite, b"other")
-    ct = s2.seal(b"secret", b"aad")
-    with pytest.raises(pyhpke.OpenError) as info:
-        r2.open(ct, b"AAD")
-    assert isinstance(info.value.__cause__, poly1305x.InvalidTag)
-
-
-def test_pyhpke_interop_and_restore(suite, spy):
-    """A poly1305x sender talks to a pyhpke-native recipient, and
-    use_with_pyhpke(False) puts pyhpke's class back."""
-    import pyhpke.aead_key
-    kp = suite.kem.derive_key_pair(b"interop ikm")
-    hpke.use_with_pyhpke(True)
-    enc, sender = suite.create_sender_context(kp.public_key, b"info")
-    assert hpke.use_with_pyhpke(False) is True
-    assert pyhpke.aead_key.ChaCha20Poly1305Key is PyHPKEKey
-    recipient = suite.create_recipient_context(enc, kp.private_key, b"info")
-    assert type(recipient._key) is PyHPKEKey
-    for i in range(5):
-        m = os.urandom(10 * i)
-        assert recipient.open(sender.seal(m, b"%d" % i), b"%d" % i) == m
-    assert [c for c, _ in spy] == ["seal"] * 5  # the recipient never called us
-    # and back the other way: native sender, poly1305x recipient
-    del spy[:]
-    enc, sender = suite.create_sender_context(kp.public_key)
-    hpke.use_with_pyhpke()
-    recipient = suite.create_recipient_context(enc, kp.private_key)
-    assert recipient.open(sender.seal(b"back", b"")) == b"back"
-    assert [c for c, _ in spy] == ["open"]
-    assert hpke.use_with_pyhpke(False) is True
-    assert hpke.use_with_pyhpke(False) is False
-
-
-def test_pyhpke_switch_from_many_threads(suite):
-    """use_with_pyhpke(True/False) from 8 threads at once: the swap
-    is one locked step, so pyhpke's own class is never lost (an unlocked
-    enable racing an enable would record ours as the original)."""
-    import sys
-    import threading
-    import pyhpke.aead_key as mod
-    original = mod.ChaCha20Poly1305Key
-    barrier = threading.Barrier(8)
-    errors = []
-
-    def body(i):
-        try:
-            barrier.wait()
-            for j in range(300):
-                hpke.use_with_pyhpke((i + j) % 3 != 0)
-        except BaseException as exc:
-            errors.append(exc)
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=body, args=(i,)) for i in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
-    assert not errors, errors
-    hpke.use_with_pyhpke(False)
-    assert mod.ChaCha20Poly1305Key is original
-
-
-def test_pyhpke_other_suites_untouched(suite):
-    hpke.use_with_pyhpke()
-    aes = CipherSuite.new(KEMId.DHKEM_X25519_HKDF_SHA256, KDFId.HKDF_SHA256, AEADId.AES128_GCM)
-    kp = aes.kem.derive_key_pair(b"aes ikm")
-    enc, sender = aes.create_sender_context(kp.public_key)
-    assert not isinstance(sender._key, hpke.ChaCha20Poly1305Key)
-    assert aes.create_recipient_context(enc, kp.private_key).open(sender.seal(b"x")) == b"x"
-
-
-def test_pyhpke_missing(monkeypatch):
-    import builtins
-    real_import = builtins.__import__
-
-    def no_pyhpke(name, *args, **kwargs):
-        if name == "pyhpke" or name.startswith("pyhpke."):
-            raise ImportError("No module named 'pyhpke'")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_pyhpke)
-    # as in a process that never had pyhpke: its side is not loaded either
-    monkeypatch.delitem(sys.modules, "poly1305x._pyhpke_peer", raising=False)
-    with pytest.raises(ImportError, match=r"pip install -e '\.\[hpke\]'.*'pyhpke>="):
-        hpke.use_with_pyhpke()
 
 
 def test_seq_must_be_an_integer():

@@ -9,7 +9,6 @@
   plaintext;
 * use_with_noiseprotocol on/off.
 """
-import builtins
 import json
 import os
 import sys
@@ -19,6 +18,7 @@ import pytest
 import poly1305x
 from poly1305x import noise as pnoise
 from poly1305x._core._engine import ChaCha20Poly1305 as EngineAEAD
+from tests.support.helpers import refuse_import
 
 from noise.backends.default import noise_backend as default_backend
 from noise.connection import Keypair, NoiseConnection
@@ -218,14 +218,7 @@ def test_backend_object():
 
 
 def test_without_noiseprotocol(monkeypatch):
-    real_import = builtins.__import__
-
-    def no_noise(name, *args, **kwargs):
-        if name == "noise" or name.startswith("noise."):
-            raise ImportError("No module named 'noise'")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_noise)
+    refuse_import(monkeypatch, "noise")
     # as in a process that never had noiseprotocol: its side is not loaded either
     monkeypatch.delitem(sys.modules, "poly1305x._noise_peer", raising=False)
     for call in (pnoise.backend, pnoise.use_with_noiseprotocol):

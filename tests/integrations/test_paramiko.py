@@ -1,7 +1,8 @@
 """use_with_paramiko(): chacha20-poly1305@openssh.com in paramiko, against real
-OpenSSH peers on loopback (tests/support/sshd.py: sshd; /usr/bin/ssh), plus the
-enable/disable contract, key loading and tampering on the wire."""
-import base64
+OpenSSH peers on loopback (tests/support/sshd.py: sshd; /usr/bin/ssh), with
+tampering on the wire and sequence numbers that wrap.  Key loading is in
+test_paramiko_keyfiles.py, the enable/disable contract in
+test_paramiko_switch.py."""
 import hashlib
 import io
 import logging
@@ -14,62 +15,33 @@ import time
 
 import paramiko  # a test-extra requirement: its absence fails, not skips
 import pytest
-from paramiko.ssh_exception import PasswordRequiredException, SSHException
+from paramiko.ssh_exception import SSHException
 
 from poly1305x import openssh
 from poly1305x.openssh import _paramiko
 from poly1305x.openssh._ssh import PacketCipher
-from tests.support.ssh_peers import FlipProxy, Server, enabled, listen, serve  # noqa: F401 (fixture)
-from tests.support.sshd import CHACHA, Sshd, keygen
+from tests.support.ssh_peers import (  # noqa: F401 (fixtures)
+    PASS, FlipProxy, Server, enabled, keygen_keys, public_key, listen, serve)
+from tests.support.sshd import CHACHA, Sshd
 
 SSH = shutil.which("ssh") or "/usr/bin/ssh"
 MiB = 1 << 20
-PASS = "correct horse"
-
-
-def _originals():
-    T, PKey = paramiko.transport.Transport, paramiko.pkey.PKey
-    return (T.__dict__["_cipher_info"], T.__dict__["_preferred_ciphers"],
-            paramiko.packet.Packetizer.__dict__["send_message"],
-            paramiko.packet.Packetizer.__dict__["read_message"],
-            T.__dict__["preferred_ciphers"], PKey.__dict__["_read_private_key"],
-            PKey.__dict__["from_path"],
-            paramiko.ed25519key.Ed25519Key.__dict__["_parse_signing_key_data"])
 
 
 @pytest.fixture(scope="module")
-def keys(tmp_path_factory):
-    """ssh-keygen keys: {name: (path, public line)}; '<type>-chacha' ones are
-    encrypted with chacha20-poly1305@openssh.com (PASS), '<type>' ones are not."""
-    d = tmp_path_factory.mktemp("keys")
-    out = {}
-    for kt in ("ed25519", "ecdsa", "rsa"):
-        for enc in (False, True):
-            name = f"{kt}-chacha" if enc else kt
-            pub = keygen(d / name, kt, PASS if enc else "", CHACHA if enc else None, rounds=4)
-            out[name] = (str(d / name), pub)
-    return out
-
-
-@pytest.fixture(scope="module")
-def sshd(tmp_path_factory, keys):
+def sshd(tmp_path_factory, keygen_keys):
     with Sshd(tmp_path_factory.mktemp("sshd"), rekey_limit="1M") as server:
-        server.authorize(keys["ed25519-chacha"][1])
+        server.authorize(keygen_keys["ed25519-chacha"][1])
         yield server
 
 
-def _host_key(public_line):
-    kind, b64 = public_line.split()[:2]
-    return kind, paramiko.PKey.from_type_string(kind, base64.b64decode(b64))
-
-
-def _client(sshd, keys, port=None, **kw):
+def _client(sshd, keygen_keys, port=None, **kw):
     c = paramiko.SSHClient()
-    kind, key = _host_key(sshd.host_public_key)
+    kind, key = public_key(sshd.host_public_key)
     c.get_host_keys().add(f"[{sshd.host}]:{port or sshd.port}", kind, key)
     c.set_missing_host_key_policy(paramiko.RejectPolicy())
     c.connect(sshd.host, port or sshd.port, username=sshd.user,
-              key_filename=keys["ed25519-chacha"][0], passphrase=PASS,
+              key_filename=keygen_keys["ed25519-chacha"][0], passphrase=PASS,
               look_for_keys=False, allow_agent=False, timeout=30, **kw)
     return c
 
@@ -85,10 +57,10 @@ def _run(client, command, stdin=b""):
 
 # --- paramiko client -> OpenSSH sshd ------------------------------------------
 
-def test_client_sshd_exec_sftp_and_rekeys(enabled, sshd, keys, tmp_path, caplog):
+def test_client_sshd_exec_sftp_and_rekeys(enabled, sshd, keygen_keys, tmp_path, caplog):
     caplog.set_level(logging.DEBUG, logger="paramiko.transport")
     log_start = len(sshd.log())
-    c = _client(sshd, keys)
+    c = _client(sshd, keygen_keys)
     try:
         t = c.get_transport()
         assert (t.local_cipher, t.remote_cipher) == (CHACHA, CHACHA)
@@ -122,14 +94,14 @@ def test_client_sshd_exec_sftp_and_rekeys(enabled, sshd, keys, tmp_path, caplog)
     assert len(switches) >= 10
 
 
-def test_client_sshd_without_strict_kex(enabled, sshd, keys):
+def test_client_sshd_without_strict_kex(enabled, sshd, keygen_keys):
     """Without strict kex (opted in: Terrapin) the seqnos run on across re-keys."""
     openssh.use_with_paramiko(allow_without_strict_kex=True)
     sock = socket.create_connection((sshd.host, sshd.port), timeout=30)
     t = paramiko.Transport(sock, strict_kex=False)
     try:
-        kind, hostkey = _host_key(sshd.host_public_key)
-        pkey = paramiko.Ed25519Key.from_private_key_file(keys["ed25519-chacha"][0], PASS)
+        kind, hostkey = public_key(sshd.host_public_key)
+        pkey = paramiko.Ed25519Key.from_private_key_file(keygen_keys["ed25519-chacha"][0], PASS)
         t.connect(hostkey=hostkey, username=sshd.user, pkey=pkey)
         assert not t.agreed_on_strict_kex and t.remote_cipher == CHACHA
         ch = t.open_session()
@@ -166,7 +138,7 @@ class OwnFraming(paramiko.packet.Packetizer):
         return paramiko.packet.Packetizer.send_message(self, data)
 
 
-def test_own_packetizer_class_is_kept_and_composes(enabled, sshd, keys):
+def test_own_packetizer_class_is_kept_and_composes(enabled, sshd, keygen_keys):
     """A Transport's packetizer_class stays that class (paramiko's own default
     too), and chacha runs through it (before: the cipher failed the
     connection with "needs poly1305x's packetizer")."""
@@ -175,8 +147,8 @@ def test_own_packetizer_class_is_kept_and_composes(enabled, sshd, keys):
     t = paramiko.Transport(sock, packetizer_class=SeqPacketizer)
     try:
         assert type(t.packetizer) is SeqPacketizer
-        t.connect(hostkey=_host_key(sshd.host_public_key)[1], username=sshd.user,
-                  pkey=paramiko.Ed25519Key.from_private_key_file(keys["ed25519-chacha"][0], PASS))
+        t.connect(hostkey=public_key(sshd.host_public_key)[1], username=sshd.user,
+                  pkey=paramiko.Ed25519Key.from_private_key_file(keygen_keys["ed25519-chacha"][0], PASS))
         assert (t.local_cipher, t.remote_cipher) == (CHACHA, CHACHA)
         ch = t.open_session(timeout=30)
         ch.exec_command("echo ok")
@@ -186,19 +158,19 @@ def test_own_packetizer_class_is_kept_and_composes(enabled, sshd, keys):
         t.close()
 
 
-def test_packetizer_that_cannot_compose_gets_another_cipher(enabled, tmp_path, keys):
+def test_packetizer_that_cannot_compose_gets_another_cipher(enabled, tmp_path, keygen_keys):
     """A packetizer_class that replaces send_message without super(): chacha
     is left out of that transport's offer, and the connection negotiates
     another cipher instead of failing; others still get chacha."""
     with Sshd(tmp_path, ciphers=(CHACHA, "aes256-ctr")) as server:
-        server.authorize(keys["ed25519-chacha"][1])
-        pkey = paramiko.Ed25519Key.from_private_key_file(keys["ed25519-chacha"][0], PASS)
+        server.authorize(keygen_keys["ed25519-chacha"][1])
+        pkey = paramiko.Ed25519Key.from_private_key_file(keygen_keys["ed25519-chacha"][0], PASS)
         for cls, want in ((OwnFraming, "aes256-ctr"), (SeqPacketizer, CHACHA)):
             sock = socket.create_connection((server.host, server.port), timeout=30)
             t = paramiko.Transport(sock, packetizer_class=cls)
             try:
                 assert (CHACHA in t.preferred_ciphers) == (want == CHACHA)
-                t.connect(hostkey=_host_key(server.host_public_key)[1], username=server.user,
+                t.connect(hostkey=public_key(server.host_public_key)[1], username=server.user,
                           pkey=pkey)
                 assert (t.local_cipher, t.remote_cipher) == (want, want)
                 ch = t.open_session(timeout=30)
@@ -211,22 +183,22 @@ def test_packetizer_that_cannot_compose_gets_another_cipher(enabled, tmp_path, k
 # --- OpenSSH ssh client -> paramiko server ------------------------------------
 
 @pytest.mark.parametrize("command", ["cat", "sha256"])
-def test_openssh_client_to_paramiko_server(enabled, keys, tmp_path, command):
+def test_openssh_client_to_paramiko_server(enabled, keygen_keys, tmp_path, command):
     # The host key is itself a chacha20-poly1305-encrypted file.
-    host_key = paramiko.Ed25519Key.from_private_key_file(keys["ed25519-chacha"][0], PASS)
-    iface = Server(keys["ed25519"][1])
+    host_key = paramiko.Ed25519Key.from_private_key_file(keygen_keys["ed25519-chacha"][0], PASS)
+    iface = Server(keygen_keys["ed25519"][1])
     listener = listen()
     result = {}
     th = threading.Thread(target=serve, args=(listener, host_key, iface, result))
     th.start()
     data = os.urandom(3 * MiB)
     known = tmp_path / "known_hosts"
-    known.write_text(f"[127.0.0.1]:{listener.getsockname()[1]} {keys['ed25519-chacha'][1]}\n")
+    known.write_text(f"[127.0.0.1]:{listener.getsockname()[1]} {keygen_keys['ed25519-chacha'][1]}\n")
     proc = subprocess.run(
         [SSH, "-v", "-c", CHACHA, "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
          "-o", f"UserKnownHostsFile={known}", "-o", "IdentitiesOnly=yes",
          "-o", "RekeyLimit=512K", "-F", "/dev/null",
-         "-i", keys["ed25519"][0], "-p", str(listener.getsockname()[1]),
+         "-i", keygen_keys["ed25519"][0], "-p", str(listener.getsockname()[1]),
          "tester@127.0.0.1", command],
         input=data, capture_output=True, timeout=120)
     th.join(30)
@@ -245,9 +217,9 @@ def test_openssh_client_to_paramiko_server(enabled, keys, tmp_path, command):
 
 # --- one flipped bit on the wire ----------------------------------------------
 
-def test_flipped_bit_server_to_client(enabled, sshd, keys):
+def test_flipped_bit_server_to_client(enabled, sshd, keygen_keys):
     proxy = FlipProxy(sshd.port)
-    c = _client(sshd, keys, port=proxy.port)
+    c = _client(sshd, keygen_keys, port=proxy.port)
     try:
         t = c.get_transport()
         ch = t.open_session()
@@ -268,11 +240,11 @@ def test_flipped_bit_server_to_client(enabled, sshd, keys):
         proxy.close()
 
 
-def test_flipped_bit_client_to_server(enabled, sshd, keys, tmp_path):
+def test_flipped_bit_client_to_server(enabled, sshd, keygen_keys, tmp_path):
     """OpenSSH rejects a paramiko packet with one bit changed: the tag covers it."""
     proxy = FlipProxy(sshd.port)
     log_start = len(sshd.log())
-    c = _client(sshd, keys, port=proxy.port)
+    c = _client(sshd, keygen_keys, port=proxy.port)
     target = tmp_path / "written"
     try:
         t = c.get_transport()
@@ -344,79 +316,3 @@ def test_sequence_number_wraps(enabled):
     finally:
         a.close()
         b.close()
-
-
-# --- keys ---------------------------------------------------------------------
-
-@pytest.mark.parametrize("kt,cls", [("ed25519", "Ed25519Key"), ("ecdsa", "ECDSAKey"),
-                                    ("rsa", "RSAKey")])
-def test_key_loading(enabled, keys, kt, cls):
-    klass = getattr(paramiko, cls)
-    plain = klass.from_private_key_file(keys[kt][0])
-    enc = keys[f"{kt}-chacha"][0]
-    k = klass.from_private_key_file(enc, PASS)
-    assert k.get_base64() == keys[f"{kt}-chacha"][1].split()[1]
-    # the key signs, and ssh-keygen's public key verifies it
-    sig = k.sign_ssh_data(b"data")
-    public = _host_key(keys[f"{kt}-chacha"][1])[1]
-    assert public.verify_ssh_sig(b"data", paramiko.Message(sig.asbytes()))
-    assert not public.verify_ssh_sig(b"dat4", paramiko.Message(sig.asbytes()))
-    k2 = paramiko.PKey.from_path(enc, PASS)
-    assert type(k2) is klass and k2.get_base64() == k.get_base64()
-    with open(enc) as f:
-        assert klass.from_private_key(f, PASS.encode()).get_base64() == k.get_base64()
-    assert type(plain) is klass                  # unencrypted keys pass through
-    with pytest.raises(SSHException) as ei:
-        klass.from_private_key_file(enc, "wrong")
-    assert isinstance(ei.value, ValueError) and "incorrect passphrase" in str(ei.value)
-    with pytest.raises(PasswordRequiredException):
-        klass.from_private_key_file(enc)
-
-
-def test_key_of_another_type(enabled, keys):
-    with pytest.raises(SSHException, match="expected RSA key"):
-        paramiko.RSAKey.from_private_key_file(keys["ed25519-chacha"][0], PASS)
-
-
-# --- enable / disable ---------------------------------------------------------
-
-def test_enable_disable_restores_exactly(keys):
-    originals = _originals()
-    T = paramiko.transport.Transport
-    assert CHACHA not in T._preferred_ciphers
-    with pytest.raises(SSHException):
-        paramiko.Ed25519Key.from_private_key_file(keys["ed25519-chacha"][0], PASS)
-    assert openssh.use_with_paramiko() is False
-    on = _originals()
-    assert T._preferred_ciphers[0] == CHACHA and CHACHA in T._cipher_info
-    assert T._preferred_ciphers[1:] == originals[1]
-    assert openssh.use_with_paramiko(True) is True          # idempotent
-    assert _originals() == on and all(x is y for x, y in zip(_originals(), on))
-    assert openssh.use_with_paramiko(False) is True
-    assert all(x is y for x, y in zip(_originals(), originals))
-    assert CHACHA not in T._cipher_info
-    assert openssh.use_with_paramiko(False) is False
-    assert all(x is y for x, y in zip(_originals(), originals))
-
-
-def test_unsupported_internals_change_nothing(monkeypatch):
-    originals = _originals()
-    T = paramiko.transport.Transport
-    monkeypatch.setattr(T, "_cipher_info", {k: dict(v, is_aead=False)
-                                            for k, v in T._cipher_info.items()})
-    with pytest.raises(RuntimeError, match="is not supported.*'is_aead'"):
-        openssh.use_with_paramiko()
-    monkeypatch.undo()
-    P = paramiko.packet.Packetizer
-    init = P.__init__
-
-    def init_without_seqno(self, sock):
-        init(self, sock)
-        del self._Packetizer__sequence_number_in
-
-    monkeypatch.setattr(P, "__init__", init_without_seqno)
-    with pytest.raises(RuntimeError, match="__sequence_number_in"):
-        openssh.use_with_paramiko()
-    monkeypatch.undo()
-    assert all(x is y for x, y in zip(_originals(), originals))
-    assert openssh.use_with_paramiko(False) is False

@@ -1,4 +1,6 @@
-"""use_with_paramiko and damaged or hostile key files encrypted with
+"""use_with_paramiko and key files encrypted with chacha20-poly1305@openssh.com:
+ssh-keygen's keys of three types load, sign and refuse a wrong passphrase as
+paramiko's own do; damaged or hostile key files encrypted with
 chacha20-poly1305@openssh.com: the exception plain paramiko
 gives (SSHException), at once; bcrypt never run past poly1305x's rounds cap
 (before: rounds = 2**32-1 hung paramiko's own Ed25519 parser); a linear
@@ -15,13 +17,12 @@ import threading
 
 import paramiko
 import pytest
-from paramiko.ssh_exception import SSHException
+from paramiko.ssh_exception import PasswordRequiredException, SSHException
 
 from poly1305x import openssh
-from tests.support.ssh_peers import Server, enabled, listen, serve  # noqa: F401 (fixture)
+from tests.support.ssh_peers import (  # noqa: F401 (fixtures)
+    PASS, Server, enabled, keygen_keys, public_key, listen, serve)
 from tests.support.sshd import CHACHA, keygen
-
-PASS = "correct horse"
 BEGIN = "-----BEGIN OPENSSH PRIVATE KEY-----"
 END = "-----END OPENSSH PRIVATE KEY-----"
 
@@ -257,3 +258,35 @@ def test_connect_falls_back_to_the_password(good, tmp_path):
             assert _connect_with(path, host_key) == want, name
         finally:
             openssh.use_with_paramiko(before)
+
+
+# --- ssh-keygen's keys --------------------------------------------------------
+
+@pytest.mark.parametrize("kt,cls", [("ed25519", "Ed25519Key"), ("ecdsa", "ECDSAKey"),
+                                    ("rsa", "RSAKey")])
+def test_key_loading(enabled, keygen_keys, kt, cls):
+    klass = getattr(paramiko, cls)
+    plain = klass.from_private_key_file(keygen_keys[kt][0])
+    enc = keygen_keys[f"{kt}-chacha"][0]
+    k = klass.from_private_key_file(enc, PASS)
+    assert k.get_base64() == keygen_keys[f"{kt}-chacha"][1].split()[1]
+    # the key signs, and ssh-keygen's public key verifies it
+    sig = k.sign_ssh_data(b"data")
+    public = public_key(keygen_keys[f"{kt}-chacha"][1])[1]
+    assert public.verify_ssh_sig(b"data", paramiko.Message(sig.asbytes()))
+    assert not public.verify_ssh_sig(b"dat4", paramiko.Message(sig.asbytes()))
+    k2 = paramiko.PKey.from_path(enc, PASS)
+    assert type(k2) is klass and k2.get_base64() == k.get_base64()
+    with open(enc) as f:
+        assert klass.from_private_key(f, PASS.encode()).get_base64() == k.get_base64()
+    assert type(plain) is klass                  # unencrypted keys pass through
+    with pytest.raises(SSHException) as ei:
+        klass.from_private_key_file(enc, "wrong")
+    assert isinstance(ei.value, ValueError) and "incorrect passphrase" in str(ei.value)
+    with pytest.raises(PasswordRequiredException):
+        klass.from_private_key_file(enc)
+
+
+def test_key_of_another_type(enabled, keygen_keys):
+    with pytest.raises(SSHException, match="expected RSA key"):
+        paramiko.RSAKey.from_private_key_file(keygen_keys["ed25519-chacha"][0], PASS)

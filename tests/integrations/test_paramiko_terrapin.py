@@ -25,7 +25,8 @@ NEXT = "aes128-ctr"         # offered by both ends below after chacha
 
 
 @pytest.fixture(scope="module")
-def keys(tmp_path_factory):
+def terrapin_keys(tmp_path_factory):
+    """ssh-keygen ed25519 keys "host" and "user": (paramiko key, public line, path)."""
     d = tmp_path_factory.mktemp("terrapin-keys")
     pub = {name: keygen(d / name) for name in ("host", "user")}
     return {name: (paramiko.Ed25519Key.from_private_key_file(str(d / name)), pub[name],
@@ -44,21 +45,22 @@ class NoRulePeer(paramiko.Transport):
         return paramiko.Transport._parse_kex_init.__wrapped__(self, m)
 
 
-def _session(client_transport, server_transport, keys):
+def _session(client_transport, server_transport, terrapin_keys):
     """One connection through a paramiko server thread (``serve``); a "cat"
     of 200 KiB.  Returns (client transport, server transport), or raises
     the client's or the server's error."""
-    iface = Server(keys["user"][1])
+    iface = Server(terrapin_keys["user"][1])
     listener = listen()
     result = {}
-    th = threading.Thread(target=serve, args=(listener, keys["host"][0], iface, result),
+    th = threading.Thread(target=serve, args=(listener, terrapin_keys["host"][0], iface, result),
                           kwargs={"transport": server_transport})
     th.start()
     sock = socket.create_connection(listener.getsockname(), timeout=30)
     t = client_transport(sock)
     try:
         try:
-            t.connect(hostkey=keys["host"][0], username="tester", pkey=keys["user"][0])
+            t.connect(hostkey=terrapin_keys["host"][0], username="tester",
+                      pkey=terrapin_keys["user"][0])
         except (SSHException, EOFError, OSError) as exc:
             th.join(30)
             # the end that refused (IncompatiblePeer) rather than the other
@@ -94,32 +96,33 @@ def _transport(strict):
 
 @pytest.mark.parametrize("client_strict, server_strict",
                          [(True, True), (True, False), (False, True), (False, False)])
-def test_paramiko_to_paramiko(enabled, keys, client_strict, server_strict):
+def test_paramiko_to_paramiko(enabled, terrapin_keys, client_strict, server_strict):
     """Both ends poly1305x's: chacha when both do strict kex, else the next
     cipher both offer (paramiko's next preference), on both ends alike."""
     both = client_strict and server_strict
     want = CHACHA if both else [c for c in paramiko.Transport._preferred_ciphers
                                 if c != CHACHA][0]
-    c, s = _session(_transport(client_strict), _transport(server_strict), keys)
+    c, s = _session(_transport(client_strict), _transport(server_strict), terrapin_keys)
     for t in (c, s):
         assert (t.local_cipher, t.remote_cipher) == (want, want)
         assert t.agreed_on_strict_kex is both
 
 
 @pytest.mark.parametrize("client_strict, server_strict", [(True, False), (False, True)])
-def test_opt_in_allows_chacha_without_strict_kex(enabled, keys, client_strict, server_strict):
+def test_opt_in_allows_chacha_without_strict_kex(enabled, terrapin_keys, client_strict,
+                                                 server_strict):
     openssh.use_with_paramiko(allow_without_strict_kex=True)
-    c, s = _session(_transport(client_strict), _transport(server_strict), keys)
+    c, s = _session(_transport(client_strict), _transport(server_strict), terrapin_keys)
     for t in (c, s):
         assert (t.local_cipher, t.remote_cipher) == (CHACHA, CHACHA)
         assert not t.agreed_on_strict_kex
     openssh.use_with_paramiko()                  # the rule again: the latest call holds
-    c, s = _session(_transport(client_strict), _transport(server_strict), keys)
+    c, s = _session(_transport(client_strict), _transport(server_strict), terrapin_keys)
     assert c.remote_cipher != CHACHA and s.remote_cipher != CHACHA
 
 
 @pytest.mark.parametrize("side", ["client", "server"])
-def test_peer_that_picks_chacha_without_strict_kex_is_refused(enabled, keys, side):
+def test_peer_that_picks_chacha_without_strict_kex_is_refused(enabled, terrapin_keys, side):
     """A peer that offers chacha without strict kex has chosen it already (the
     lists cross on the wire): the poly1305x end refuses, naming the CVE,
     with strict kex on and on either side; opted in, it connects."""
@@ -127,24 +130,24 @@ def test_peer_that_picks_chacha_without_strict_kex_is_refused(enabled, keys, sid
     ours = _transport(True)
     pair = (ours, old) if side == "client" else (old, ours)
     with pytest.raises(IncompatiblePeer, match="CVE-2023-48795"):
-        _session(*pair, keys)
+        _session(*pair, terrapin_keys)
     openssh.use_with_paramiko(allow_without_strict_kex=True)
-    c, s = _session(*pair, keys)
+    c, s = _session(*pair, terrapin_keys)
     assert c.remote_cipher == s.remote_cipher == CHACHA
 
 
 @pytest.mark.parametrize("strict", [True, False])
-def test_paramiko_client_to_sshd(enabled, keys, tmp_path, strict):
+def test_paramiko_client_to_sshd(enabled, terrapin_keys, tmp_path, strict):
     """OpenSSH's sshd (strict kex always): chacha with a strict paramiko
     client, the next cipher both offer with a client that does not."""
     with Sshd(tmp_path, ciphers=(CHACHA, NEXT)) as server:
-        server.authorize(keys["user"][1])
+        server.authorize(terrapin_keys["user"][1])
         sock = socket.create_connection((server.host, server.port), timeout=30)
         t = paramiko.Transport(sock, strict_kex=strict)
         try:
             hostkey = paramiko.PKey.from_type_string(
                 *_split(server.host_public_key))
-            t.connect(hostkey=hostkey, username=server.user, pkey=keys["user"][0])
+            t.connect(hostkey=hostkey, username=server.user, pkey=terrapin_keys["user"][0])
             want = CHACHA if strict else NEXT
             assert (t.local_cipher, t.remote_cipher) == (want, want)
             assert t.agreed_on_strict_kex is strict
@@ -162,22 +165,22 @@ def _split(public_line):
 
 
 @pytest.mark.parametrize("strict", [True, False])
-def test_openssh_client_to_paramiko_server(enabled, keys, tmp_path, strict):
+def test_openssh_client_to_paramiko_server(enabled, terrapin_keys, tmp_path, strict):
     """OpenSSH's ssh (strict kex always, offering chacha then aes128-ctr) to a
     paramiko server with strict kex on or off."""
-    iface = Server(keys["user"][1])
+    iface = Server(terrapin_keys["user"][1])
     listener = listen()
     result = {}
-    th = threading.Thread(target=serve, args=(listener, keys["host"][0], iface, result),
+    th = threading.Thread(target=serve, args=(listener, terrapin_keys["host"][0], iface, result),
                           kwargs={"transport": _transport(strict)})
     th.start()
     port = listener.getsockname()[1]
     known = tmp_path / "known_hosts"
-    known.write_text(f"[127.0.0.1]:{port} {keys['host'][1]}\n")
+    known.write_text(f"[127.0.0.1]:{port} {terrapin_keys['host'][1]}\n")
     proc = subprocess.run(
         [SSH, "-v", "-c", f"{CHACHA},{NEXT}", "-o", "BatchMode=yes",
          "-o", "StrictHostKeyChecking=yes", "-o", f"UserKnownHostsFile={known}",
-         "-o", "IdentitiesOnly=yes", "-F", "/dev/null", "-i", keys["user"][2],
+         "-o", "IdentitiesOnly=yes", "-F", "/dev/null", "-i", terrapin_keys["user"][2],
          "-p", str(port), "tester@127.0.0.1", "cat"],
         input=b"terrapin", capture_output=True, timeout=120)
     th.join(30)
@@ -194,7 +197,7 @@ def test_openssh_client_to_paramiko_server(enabled, keys, tmp_path, strict):
     assert t.agreed_on_strict_kex is strict
 
 
-def test_offer_follows_strict_kex_and_disable_restores(keys):
+def test_offer_follows_strict_kex_and_disable_restores(terrapin_keys):
     """Before any connection: a transport offers chacha only if it offers
     strict kex (or with the opt-in); use_with_paramiko(False) gives paramiko
     back its own _parse_kex_init and forgets the opt-in."""

@@ -10,7 +10,6 @@ pycryptodome's ``Crypto.Protocol.HPKE`` through ``poly1305x.install()``.
   and rfc9180, modes base and psk;
 * ``use_with_rfc9180`` on/off/idempotence and the missing-package error.
 """
-import builtins
 import json
 import os
 
@@ -28,17 +27,13 @@ from rfc9180 import AEADID, HPKE, KDFID, KEMID
 from rfc9180.constants import HPKEMode
 from rfc9180.exceptions import OpenError
 from rfc9180.primitives.aead import AEADBase
-from tests.support.helpers import h as _h
+from tests.support.helpers import h as _h, hpke_vector_id, refuse_import
 
 VECTORS = json.load(open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "vectors",
                                       "rfc9180_chacha20poly1305_setup.json")))["vectors"]
 CURVES = {0x10: "P-256", 0x11: "P-384", 0x12: "P-521", 0x20: "X25519", 0x21: "X448"}
 
 
-
-
-def _vid(v):
-    return f"mode{v['mode']}-kem{v['kem_id']:#x}-kdf{v['kdf_id']}"
 
 
 @pytest.fixture
@@ -106,14 +101,7 @@ def test_use_with_rfc9180_switch():
 
 
 def test_use_with_rfc9180_without_rfc9180(monkeypatch):
-    real_import = builtins.__import__
-
-    def no_rfc9180(name, *args, **kwargs):
-        if name == "rfc9180" or name.startswith("rfc9180."):
-            raise ImportError("No module named 'rfc9180'")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_rfc9180)
+    refuse_import(monkeypatch, "rfc9180")
     with pytest.raises(ImportError, match=r"pip install -e '\.\[rfc9180\]'.*'rfc9180>="):
         hpke.use_with_rfc9180()
 
@@ -136,7 +124,7 @@ def _rfc9180_recipient(h, v):
     }[v["mode"]]()
 
 
-@pytest.mark.parametrize("v", VECTORS, ids=_vid)
+@pytest.mark.parametrize("v", VECTORS, ids=hpke_vector_id)
 def test_rfc9180_vectors(v, rfc9180_on, backend, monkeypatch):
     made = []
     real = hpke._rfc9180_get_cipher
@@ -173,7 +161,7 @@ ALL_ENCRYPTIONS = json.load(open(os.path.join(os.path.dirname(os.path.dirname(__
                                               "rfc9180_chacha20poly1305.json")))["vectors"]
 
 
-@pytest.mark.parametrize("v", ALL_ENCRYPTIONS, ids=_vid)
+@pytest.mark.parametrize("v", ALL_ENCRYPTIONS, ids=hpke_vector_id)
 def test_rfc9180_aead_every_encryption(v, rfc9180_on, backend):
     """All 8,224 encryptions of the RFC 9180 ChaCha20-Poly1305 vectors through
     rfc9180's AEAD step (AEADBase.seal/open, as its contexts call it)."""
@@ -222,7 +210,7 @@ def test_pycryptodome_has_hpke():
 
 @pytest.mark.parametrize("v", [v for v in VECTORS if v["kdf_id"] == {0x10: 1, 0x11: 2, 0x12: 3,
                                                                       0x20: 1, 0x21: 3}[v["kem_id"]]],
-                         ids=_vid)
+                         ids=hpke_vector_id)
 def test_pycryptodome_hpke_vectors(v, pyc_count, backend):
     """Crypto.Protocol.HPKE picks the KDF from the KEM, so only the vectors
     whose KDF is the KEM's own apply."""

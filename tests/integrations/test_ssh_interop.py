@@ -33,7 +33,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:Warning. bcrypt.kdf.. called wit
 
 
 @pytest.fixture(scope="module")
-def keys(tmp_path_factory):
+def interop_keys(tmp_path_factory):
     """{"host"/"client": (path, public line)}: ed25519 keys that ssh-keygen
     encrypted with chacha20-poly1305@openssh.com (PASS)."""
     d = tmp_path_factory.mktemp("keys")
@@ -59,14 +59,14 @@ def engines(monkeypatch):
 class _Server:
     """The paramiko server of tests/support/ssh_peers.py in a thread, for one connection."""
 
-    def __init__(self, keys, channels, rekey_bytes=MiB):
+    def __init__(self, interop_keys, channels, rekey_bytes=MiB):
         # The host key is read from its chacha20-poly1305-encrypted file.
-        host_key = paramiko.Ed25519Key.from_private_key_file(keys["host"][0], PASS)
+        host_key = paramiko.Ed25519Key.from_private_key_file(interop_keys["host"][0], PASS)
         self.listener = listen()
         self.port = self.listener.getsockname()[1]
         self.result = {}
         self.thread = threading.Thread(
-            target=serve, args=(self.listener, host_key, Server(keys["client"][1]),
+            target=serve, args=(self.listener, host_key, Server(interop_keys["client"][1]),
                                 self.result, channels, rekey_bytes), daemon=True)
         self.thread.start()
 
@@ -79,11 +79,11 @@ class _Server:
         return t
 
 
-async def _connect(keys, port, **kw):
+async def _connect(interop_keys, port, **kw):
     # The client key too is read from its chacha20-poly1305-encrypted file
     # (through the shim: one Encryption object, before any transport's).
-    key = asyncssh.read_private_key(keys["client"][0], PASS)
-    known = asyncssh.import_known_hosts(f"[127.0.0.1]:{port} {keys['host'][1]}\n")
+    key = asyncssh.read_private_key(interop_keys["client"][0], PASS)
+    known = asyncssh.import_known_hosts(f"[127.0.0.1]:{port} {interop_keys['host'][1]}\n")
     return await asyncssh.create_connection(
         _Recorder, "127.0.0.1", port, username="tester", client_keys=[key],
         known_hosts=known, agent_path=None, encryption_algs=[CHACHA], **kw)
@@ -100,16 +100,16 @@ class _Recorder(asyncssh.SSHClient):
             self.lost.set_result(exc)
 
 
-def test_asyncssh_client_to_paramiko_server(enabled, poly, engines, keys, caplog):
+def test_asyncssh_client_to_paramiko_server(enabled, poly, engines, interop_keys, caplog):
     caplog.set_level(logging.DEBUG, logger="paramiko.transport")
     rng = random.Random(19)
     up, echo = rng.randbytes(2 * MiB), rng.randbytes(MiB)
     down = random.Random(7).randbytes(3 * MiB)
     # asyncssh re-keys after 256K sent, paramiko after 512K sent or received
-    server = _Server(keys, channels=3, rekey_bytes=512 * 1024)
+    server = _Server(interop_keys, channels=3, rekey_bytes=512 * 1024)
 
     async def main():
-        conn, _ = await _connect(keys, server.port, rekey_bytes=256 * 1024)
+        conn, _ = await _connect(interop_keys, server.port, rekey_bytes=256 * 1024)
         async with conn:
             assert conn.get_extra_info("send_cipher") == CHACHA
             assert conn.get_extra_info("recv_cipher") == CHACHA
@@ -149,12 +149,12 @@ def test_asyncssh_client_to_paramiko_server(enabled, poly, engines, keys, caplog
         (len(asked), len(switches))
 
 
-def test_flipped_bit_asyncssh_to_paramiko_server(enabled, poly, engines, keys):
-    server = _Server(keys, channels=1)
+def test_flipped_bit_asyncssh_to_paramiko_server(enabled, poly, engines, interop_keys):
+    server = _Server(interop_keys, channels=1)
     proxy = FlipProxy(server.port)
 
     async def main():
-        conn, client = await _connect(keys, proxy.port)
+        conn, client = await _connect(interop_keys, proxy.port)
         proc = await conn.create_process("sha256", encoding=None)
         started = server.result["started"]
         await asyncio.get_running_loop().run_in_executor(None, started.wait, 30)

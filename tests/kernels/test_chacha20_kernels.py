@@ -16,7 +16,6 @@ import struct
 
 import pytest
 
-import poly1305x
 from tests.support import reference
 from poly1305x._core import _dispatch, _testing
 from poly1305x._kernels._vectors import CHACHA20_2_4_2, CHACHA20_BLOCK_2_3_2
@@ -24,9 +23,7 @@ from poly1305x._kernels._vectors import CHACHA20_2_4_2, CHACHA20_BLOCK_2_3_2
 import cryptography  # noqa: E402
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms  # noqa: E402
 
-NATIVE = poly1305x.backends()
 EMULATED = _dispatch.emulated_backends()
-BACKENDS = NATIVE + EMULATED
 
 # Block counts: every count up to 40 crosses each batch size and tail shape of
 # the 4-, 8- and 16-block loops; 100 and 1000 exercise many full batches.
@@ -56,11 +53,6 @@ def reference_stream64(key, nonce, counter, nblocks):
 
 def xor(a, b):
     return bytes(x ^ y for x, y in zip(a, b))
-
-
-@pytest.fixture(params=BACKENDS)
-def name(request):
-    return request.param
 
 
 # --- known answers -----------------------------------------------------------

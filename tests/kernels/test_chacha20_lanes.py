@@ -10,10 +10,7 @@ import struct
 import pytest
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
 
-import poly1305x
-from poly1305x._core import _dispatch, _testing
-
-BACKENDS = poly1305x.backends() + _dispatch.emulated_backends()
+from poly1305x._core import _testing
 
 
 def openssl_stream(key, nonce, counter, nblocks):
@@ -26,11 +23,6 @@ def lanes_against_openssl(name, keys, nonces, counters, nblocks):
     assert len(got) == len(keys)
     for j, (k, n, c, b) in enumerate(zip(keys, nonces, counters, nblocks)):
         assert got[j] == openssl_stream(k, n, c, b), (name, j, c, b)
-
-
-@pytest.fixture(params=BACKENDS)
-def name(request):
-    return request.param
 
 
 @pytest.mark.parametrize("nlanes", list(range(1, 18)) + [31, 33, 64])

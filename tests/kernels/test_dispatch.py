@@ -1,6 +1,5 @@
 """Backend registry and run-time dispatch: POLY1305X_BACKEND, unknown and
 unsupported names, and that no SIMD module is imported before the CPU check."""
-import os
 import pathlib
 import re
 import subprocess
@@ -10,14 +9,12 @@ import pytest
 
 import poly1305x
 from poly1305x._core import _dispatch, _testing
+from tests.support.helpers import child_env
 
 
 def run_py(code, **env):
-    e = dict(os.environ)
-    e.pop("POLY1305X_BACKEND", None)
-    e.update(env)
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=e,
-                          timeout=120)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=child_env(**env), timeout=120)
 
 
 def test_registry_shape():

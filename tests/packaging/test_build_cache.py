@@ -16,7 +16,7 @@ MODULE = "poly1305x._core._dispatch"
 
 
 @pytest.fixture(scope="module")
-def tree(tmp_path_factory):
+def cache_tree(tmp_path_factory):
     top = tmp_path_factory.mktemp("cache-tree")
     for name in ("setup.py", "pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, top / name)
@@ -40,30 +40,30 @@ def _append(path, text):
         f.write(text)
 
 
-def test_unchanged_sources_come_from_the_cache(tree):
-    first = _build(tree)
+def test_unchanged_sources_come_from_the_cache(cache_tree):
+    first = _build(cache_tree)
     assert f"compiling {MODULE}" in first
-    second = _build(tree)
+    second = _build(cache_tree)
     assert "Cython sources unchanged" in second
     assert f"{MODULE} unchanged, from build/cache" in second
     assert f"compiling {MODULE}" not in second
-    built = list((tree / "poly1305x" / "_core").glob("_dispatch*.so"))
+    built = list((cache_tree / "poly1305x" / "_core").glob("_dispatch*.so"))
     assert built and built[0].stat().st_size > 0
 
 
 @pytest.mark.parametrize("change", ["header", "pyx", "flags", "no-cache"])
-def test_a_change_compiles_again(tree, change):
-    _build(tree)                                   # the cache holds the current state
+def test_a_change_compiles_again(cache_tree, change):
+    _build(cache_tree)                                   # the cache holds the current state
     env = {}
     if change == "header":
-        _append(tree / "poly1305x" / "_kernels" / "_cpu.h", "\n/* changed */\n")
+        _append(cache_tree / "poly1305x" / "_kernels" / "_cpu.h", "\n/* changed */\n")
     elif change == "pyx":
-        _append(tree / "poly1305x" / "_core" / "_dispatch.pyx", "\n# changed\n")
+        _append(cache_tree / "poly1305x" / "_core" / "_dispatch.pyx", "\n# changed\n")
     elif change == "flags":
         env["POLY1305X_NO_INT128"] = "1"
     else:
         env["POLY1305X_NO_CACHE"] = "1"
-    out = _build(tree, **env)
+    out = _build(cache_tree, **env)
     assert "from build/cache" not in out, out
     if change != "no-cache":
         assert f"compiling {MODULE}" in out, out

@@ -1,21 +1,18 @@
 """Shared pieces of the hardening tests (tests/hardening/test_hardening_*.py): zero-page
-buffers of any size, closed-form Poly1305 oracles for them, a thread runner,
-a fast thread switch, and a subprocess runner for crash reproducers."""
+buffers of any size, closed-form Poly1305 oracles for them, and a subprocess
+runner for crash reproducers.  (Threads: tests/support/helpers.run_threads and
+tests/support/threads.py.)"""
 import ctypes
 import mmap
 import os
 import subprocess
 import sys
 import textwrap
-import threading
-
-import pytest
 
 from tests.support.reference import P1305
 
 SANITIZED = bool(os.environ.get("POLY1305X_SANITIZED"))
 AEAD_MAX = (2**32 - 1) * 64          # RFC 8439: 2^38 - 64 bytes of plaintext
-BUSY = "being used by another thread"
 UNINIT = "not initialised"
 
 
@@ -77,36 +74,6 @@ def poly1305_continue(key, h_msg_prefix_zero_blocks, rest):
         block = rest[i:i + 16] + b"\x01"
         h = (h + int.from_bytes(block, "little")) * r % P1305
     return ((h + s) % (1 << 128)).to_bytes(16, "little")
-
-
-def run_threads(target, n, *args):
-    errors = []
-
-    def wrap(i):
-        try:
-            target(i, *args)
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append((i, exc))
-
-    threads = [threading.Thread(target=wrap, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        i, exc = errors[0]
-        raise AssertionError(f"{len(errors)} thread(s) failed; thread {i}: {exc!r}") from exc
-
-
-@pytest.fixture
-def fast_switch():
-    """Switch threads every 50 microseconds, to shake out races."""
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(5e-5)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(before)
 
 
 def random_size(rng):

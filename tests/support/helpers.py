@@ -20,9 +20,22 @@ def backend_selected(name):
         poly1305x.set_backend(before)
 
 
+def child_env(**extra):
+    """os.environ for a child Python without POLY1305X_BACKEND (the child
+    picks its own backend, whatever this run selected), plus extra."""
+    env = {k: v for k, v in os.environ.items() if k != "POLY1305X_BACKEND"}
+    env.update(extra)
+    return env
+
+
 def h(s):
     """bytes from a hex string (spaces allowed, as vectors are printed)."""
     return bytes.fromhex(s.replace(" ", ""))
+
+
+def hpke_vector_id(v):
+    """The test id of an RFC 9180 test vector: its mode, KEM and KDF."""
+    return f"mode{v['mode']}-kem{v['kem_id']:#x}-kdf{v['kdf_id']}"
 
 
 def strided(n, writable=False, kind="memoryview"):
@@ -66,6 +79,20 @@ def flipped(data, i, mask=0x01):
     bad = bytearray(data)
     bad[i] ^= mask
     return bytes(bad)
+
+
+def refuse_import(monkeypatch, package):
+    """For the rest of the test, importing package or a submodule of it
+    raises ImportError, as in a process where it is not installed."""
+    import builtins
+    real_import = builtins.__import__
+
+    def refusing(name, *args, **kwargs):
+        if name == package or name.startswith(package + "."):
+            raise ImportError(f"No module named {package!r}")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", refusing)
 
 
 def run_threads(target, n):

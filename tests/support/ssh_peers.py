@@ -2,12 +2,16 @@
 (``from tests.support.ssh_peers import ...``):
 
 * the ``enabled`` fixture: ``use_with_paramiko()`` for one test;
+* the ``keygen_keys`` fixture: ssh-keygen key files of three types, plain and
+  encrypted with chacha20-poly1305@openssh.com (``PASS``), and ``public_key``
+  to read a public line as paramiko's key;
 * ``Server`` / ``serve``: a paramiko server (``ServerInterface``) on a loopback
   socket, one connection, running "cat" or "sha256" exec commands;
 * ``FlipProxy``: a threaded loopback relay that flips one bit on demand;
 * the ``poly`` fixture: ``use_with_asyncssh()`` for one test, counting the
   Encryption objects it makes, and ``rekeys`` to read that count.
 """
+import base64
 import hashlib
 import queue
 import random
@@ -21,6 +25,7 @@ from poly1305x import openssh
 
 MiB = 1 << 20
 CHACHA = "chacha20-poly1305@openssh.com"
+PASS = "correct horse"
 
 
 # --- paramiko ----------------------------------------------------------------
@@ -32,6 +37,27 @@ def enabled():
     assert before is False
     yield
     assert openssh.use_with_paramiko(False) is True
+
+
+@pytest.fixture(scope="module")
+def keygen_keys(tmp_path_factory):
+    """ssh-keygen keys: {name: (path, public line)}; '<type>-chacha' ones are
+    encrypted with chacha20-poly1305@openssh.com (PASS), '<type>' ones are not."""
+    from tests.support.sshd import keygen
+    d = tmp_path_factory.mktemp("keys")
+    out = {}
+    for kt in ("ed25519", "ecdsa", "rsa"):
+        for enc in (False, True):
+            name = f"{kt}-chacha" if enc else kt
+            pub = keygen(d / name, kt, PASS if enc else "", CHACHA if enc else None, rounds=4)
+            out[name] = (str(d / name), pub)
+    return out
+
+
+def public_key(public_line):
+    """An OpenSSH public line as (key type, paramiko PKey)."""
+    kind, b64 = public_line.split()[:2]
+    return kind, paramiko.PKey.from_type_string(kind, base64.b64decode(b64))
 
 
 # --- a paramiko server -------------------------------------------------------

@@ -5,7 +5,6 @@ for that backend and cryptography, and the parent prints a line per class.
 Nothing here times anything: the benchmark runs only to check its plumbing.
 """
 import json
-import os
 import subprocess
 import sys
 
@@ -13,6 +12,7 @@ import pytest
 
 import poly1305x
 from poly1305x._tools import _cpu_class
+from tests.support.helpers import child_env
 
 
 def test_class_environments():
@@ -60,9 +60,7 @@ def _classes_here():
 @pytest.mark.parametrize("cpu_class", _classes_here())
 def test_bench_cpu_class_child_runs_forced(cpu_class, tmp_path):
     out = tmp_path / "classes.json"
-    env = dict(os.environ)
-    env.pop("POLY1305X_BACKEND", None)
-    env["OPENSSL_ia32cap"] = "~0"          # the parent's own mask must not leak in
+    env = child_env(OPENSSL_ia32cap="~0")   # the parent's own mask must not leak in
     proc = subprocess.run([sys.executable, "-m", "poly1305x", "bench", "--cpu-class", cpu_class,
                            "--quick", "--repeats", "1", "--json", str(out)],
                           capture_output=True, text=True, timeout=300, env=env)

@@ -23,20 +23,15 @@ from poly1305x._core import _dispatch
 from poly1305x._tools import _bench
 from poly1305x._peers import install_hint
 from poly1305x.openssh import __main__ as ssh_cli
+from tests.support.helpers import child_env
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SSH_KEYGEN = shutil.which("ssh-keygen")
 
 
-def _env(**extra):
-    env = {k: v for k, v in os.environ.items() if k != "POLY1305X_BACKEND"}
-    env.update(extra)
-    return env
-
-
 def _py(*args, cwd=None, timeout=300, **env):
     return subprocess.run([sys.executable, *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=cwd, env=_env(**env), stdin=subprocess.DEVNULL)
+                          timeout=timeout, cwd=cwd, env=child_env(**env), stdin=subprocess.DEVNULL)
 
 
 # --- a source tree without built modules -------------------------------------
@@ -160,7 +155,7 @@ def _sigint_default():
 
 
 def test_ctrl_c_in_bench_exits_130_without_traceback():
-    proc = subprocess.Popen([sys.executable, "-m", "poly1305x", "bench"], env=_env(),
+    proc = subprocess.Popen([sys.executable, "-m", "poly1305x", "bench"], env=child_env(),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=_sigint_default)
     try:
@@ -269,7 +264,7 @@ def test_mypy_strict_finds_the_package(tmp_path):
 # --- python -m poly1305x.openssh ----------------------------------------------
 
 @pytest.fixture(scope="module")
-def keys(tmp_path_factory):
+def cli_keys(tmp_path_factory):
     if SSH_KEYGEN is None:
         pytest.fail("ssh-keygen is not installed (Debian: openssh-client)")
     d = tmp_path_factory.mktemp("keys")
@@ -285,16 +280,16 @@ def _cli(*args, **env):
     return _py("-m", "poly1305x.openssh", *map(str, args), **env)
 
 
-def test_cli_max_rounds_advice_names_the_flag(keys, tmp_path):
-    r = _cli("decrypt", keys / "enc", "-o", tmp_path / "out", "--max-rounds", 10,
+def test_cli_max_rounds_advice_names_the_flag(cli_keys, tmp_path):
+    r = _cli("decrypt", cli_keys / "enc", "-o", tmp_path / "out", "--max-rounds", 10,
              "--passphrase-env", "PW", PW="pw")
     assert r.returncode == 1
     assert "--max-rounds 20" in r.stderr and "max_rounds=" not in r.stderr, r.stderr
     assert not (tmp_path / "out").exists()
 
 
-def test_cli_empty_passphrase_advice_is_for_the_cli(keys, tmp_path):
-    r = _cli("encrypt", keys / "plain", "-o", tmp_path / "out", "--passphrase-env", "PW", PW="")
+def test_cli_empty_passphrase_advice_is_for_the_cli(cli_keys, tmp_path):
+    r = _cli("encrypt", cli_keys / "plain", "-o", tmp_path / "out", "--passphrase-env", "PW", PW="")
     assert r.returncode == 1
     assert "empty passphrase" in r.stderr and "cipher=" not in r.stderr, r.stderr
 
@@ -306,29 +301,29 @@ def test_cli_cipher_flag_has_help():
     assert "aes256-ctr" in r.stdout.split("--cipher CIPHER", 1)[1]
 
 
-def test_cli_info_of_an_unencrypted_key_has_no_rounds_line(keys):
-    r = _cli("info", keys / "plain")
+def test_cli_info_of_an_unencrypted_key_has_no_rounds_line(cli_keys):
+    r = _cli("info", cli_keys / "plain")
     assert r.returncode == 0, r.stderr
     assert "cipher:      none" in r.stdout
     assert "rounds:" not in r.stdout
-    assert "rounds:      20" in _cli("info", keys / "enc").stdout
+    assert "rounds:      20" in _cli("info", cli_keys / "enc").stdout
 
 
-def test_cli_without_a_terminal_no_getpass_warning(keys, tmp_path):
+def test_cli_without_a_terminal_no_getpass_warning(cli_keys, tmp_path):
     """stdin at /dev/null and no controlling terminal (a new session)."""
     r = subprocess.run([sys.executable, "-m", "poly1305x.openssh", "decrypt",
-                        str(keys / "enc"), "-o", str(tmp_path / "out")],
+                        str(cli_keys / "enc"), "-o", str(tmp_path / "out")],
                        stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                       start_new_session=True, env=_env(), timeout=120)
+                       start_new_session=True, env=child_env(), timeout=120)
     assert r.returncode == 1
     assert "Warning" not in r.stderr and "may be echoed" not in r.stderr, r.stderr
     assert "there is no terminal to ask on" in r.stderr
 
 
-def test_cli_passphrase_from_piped_stdin(keys, tmp_path):
+def test_cli_passphrase_from_piped_stdin(cli_keys, tmp_path):
     r = subprocess.run([sys.executable, "-m", "poly1305x.openssh", "decrypt",
-                        str(keys / "enc"), "-o", str(tmp_path / "out")], input=b"pw\n",
-                       capture_output=True, start_new_session=True, env=_env(), timeout=120)
+                        str(cli_keys / "enc"), "-o", str(tmp_path / "out")], input=b"pw\n",
+                       capture_output=True, start_new_session=True, env=child_env(), timeout=120)
     assert r.returncode == 0, r.stderr
     assert b"Warning" not in r.stderr
     assert (tmp_path / "out").read_bytes().startswith(b"-----BEGIN OPENSSH PRIVATE KEY-----")
@@ -341,7 +336,7 @@ def _on_a_pty(args, answers=(), timeout=120):
     if pid == 0:     # the child
         try:
             os.execvpe(sys.executable, [sys.executable, "-m", "poly1305x.openssh", *args],
-                       _env())
+                       child_env())
         finally:
             os._exit(127)
     out, answers, deadline = b"", list(answers), time.monotonic() + timeout
@@ -365,19 +360,20 @@ def _on_a_pty(args, answers=(), timeout=120):
     return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
 
 
-def test_ctrl_d_at_a_terminal_prompt(keys, tmp_path):
-    rc, out = _on_a_pty(["decrypt", str(keys / "enc"), "-o", str(tmp_path / "out")],
+def test_ctrl_d_at_a_terminal_prompt(cli_keys, tmp_path):
+    rc, out = _on_a_pty(["decrypt", str(cli_keys / "enc"), "-o", str(tmp_path / "out")],
                         answers=[b"\x04"])
     assert rc == 1, out
     assert "Enter passphrase for" in out
     assert "end of input (Ctrl-D)" in out and "no terminal" not in out, out
 
 
-def test_bcrypt_progress_on_a_terminal(keys, tmp_path):
-    rc, out = _on_a_pty(["decrypt", str(keys / "enc"), "-o", str(tmp_path / "out")],
+def test_bcrypt_progress_on_a_terminal(cli_keys, tmp_path):
+    rc, out = _on_a_pty(["decrypt", str(cli_keys / "enc"), "-o", str(tmp_path / "out")],
                         answers=[b"pw\n"])
     assert rc == 0, out
     assert "bcrypt_pbkdf: 20 rounds" in out
     # not on a pipe: scripts get no chatter
-    r = _cli("decrypt", keys / "enc", "-o", tmp_path / "out2", "--passphrase-env", "PW", PW="pw")
+    r = _cli("decrypt", cli_keys / "enc", "-o", tmp_path / "out2", "--passphrase-env", "PW",
+             PW="pw")
     assert r.returncode == 0 and "bcrypt_pbkdf" not in r.stderr, r.stderr

@@ -6,7 +6,6 @@ Nothing here times anything: the benchmark runs only to check its plumbing.
 import copy
 import io
 import json
-import os
 import subprocess
 import sys
 
@@ -15,13 +14,12 @@ import pytest
 import poly1305x
 from poly1305x._tools import _bench, _selftest
 from poly1305x._core import _dispatch
+from tests.support.helpers import child_env
 
 
 def _run(*args, cwd=None):
-    env = dict(os.environ)
-    env.pop("POLY1305X_BACKEND", None)
     return subprocess.run([sys.executable, "-m", "poly1305x", *args], capture_output=True,
-                          text=True, timeout=300, cwd=cwd, env=env)
+                          text=True, timeout=300, cwd=cwd, env=child_env())
 
 
 def test_selftest_command_passes_every_backend():

@@ -3,13 +3,13 @@ under its width), a legend of every operation shown, a closing verdict, the
 Markdown and JSON forms on request, and a quiet end when the reader of a pipe
 goes away.  Rows are made up here: nothing is timed."""
 import json
-import os
 import subprocess
 import sys
 
 import pytest
 
 from poly1305x._tools import _cases, _report
+from tests.support.helpers import child_env
 
 KiB, MiB = 1024, 1 << 20
 
@@ -84,17 +84,10 @@ def test_sizes_are_written_one_way():
         "0 B", "64 B", "1 KiB", "16 KiB", "1 MiB"]
 
 
-def _env(**extra):
-    env = dict(os.environ)
-    env.pop("POLY1305X_BACKEND", None)
-    env.update(extra)
-    return env
-
-
 @pytest.mark.parametrize("args", [["selftest"], []])
 def test_a_closed_pipe_ends_quietly(args):
     """``python -m poly1305x | head -2``: no traceback, exit status 0."""
-    proc = subprocess.Popen([sys.executable, "-m", "poly1305x", *args], env=_env(),
+    proc = subprocess.Popen([sys.executable, "-m", "poly1305x", *args], env=child_env(),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         proc.stdout.readline()
@@ -111,7 +104,7 @@ def test_a_closed_pipe_ends_quietly(args):
 @pytest.mark.parametrize("fmt", ["markdown", "json"])
 def test_file_forms_on_request(fmt):
     r = subprocess.run([sys.executable, "-m", "poly1305x", "bench", "--quick", "--operation",
-                        "poly1305", "--repeats", "1", "--format", fmt], env=_env(),
+                        "poly1305", "--repeats", "1", "--format", fmt], env=child_env(),
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     if fmt == "markdown":
@@ -123,7 +116,7 @@ def test_file_forms_on_request(fmt):
 
 def test_terminal_form_ends_with_the_verdict():
     r = subprocess.run([sys.executable, "-m", "poly1305x", "bench", "--quick", "--operation",
-                        "poly1305", "--repeats", "1"], env=_env(COLUMNS="80"),
+                        "poly1305", "--repeats", "1"], env=child_env(COLUMNS="80"),
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.rstrip().splitlines()
