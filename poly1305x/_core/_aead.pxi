@@ -6,20 +6,27 @@
 # chacha20-poly1305@openssh.com over the same core (etm_seal / etm_open with
 # rfc=False).
 #
-# The bad-tag rule, for every decryption here and in _ssh.pyx: the ciphertext
-# is read once (each slice is copied into the output, MACed there and
-# decrypted from there, so what is returned is what the tag covered), and no
-# plaintext is ever in memory that anyone else can see before the tag has
-# checked out: a caller's buffer (decrypt_into) receives only ciphertext until
-# then and is decrypted in place afterwards; a fresh output is private to the
-# call.  After a bad tag the output holds zeros, whatever its length.
+# The bad-tag rule, for every decryption here, in the batch and in _ssh.pyx:
+# the ciphertext is read once (each piece is copied into private memory,
+# MACed there and decrypted from there, so what is returned is what the tag
+# covered), and no plaintext is ever in memory that anyone else can see
+# before the tag has checked out.  An opening runs into memory private to
+# the call: a fresh output, or for a caller's buffer (decrypt_into and the
+# batch's _into forms) a private area, from which the buffer receives the
+# plaintext only after the tag checked out (zeros after a bad one): a long
+# decrypt_into keeps the ciphertext copy there and XORs it into the buffer
+# (etm_open with out), the batch copies its plaintexts (batch_deliver); the
+# short path (_short.pxi) is private by itself, as it decrypts from its own
+# MAC buffer only at the verdict.  Nothing is written to a caller's buffer
+# before the inputs are read, so it may overlap them.  After a bad tag the
+# output holds zeros, whatever its length.
 
 # ---------------------------------------------------------------------------
 # The core (nogil)
 # ---------------------------------------------------------------------------
 
 cdef enum:
-    SCRATCH = 16384        # decryption's private copy of one slice
+    SCRATCH = 16384        # decryption's copy of one slice
     ROOM = 32              # spare bytes in front of a message copy (see etm_mac)
 
 # The associated data: RFC 8439 MACs it first, zero-padded to 16 bytes; OpenSSH
@@ -60,18 +67,19 @@ cdef void etm_end(mac_t* c, bint rfc, uint64_t alen, uint64_t n, uint8_t* tag) n
 
 
 cdef void etm_crypt(stream_t* s, mac_t* c, const uint8_t* src, uint8_t* dst, size_t n,
-                    bint enc, bint defer, const uint8_t* pre, size_t prelen) noexcept nogil:
+                    bint enc, bint copy_only, const uint8_t* pre,
+                    size_t prelen) noexcept nogil:
     """Encrypt (XOR, then MAC what was written) or decrypt n bytes, a slice
     at a time so that the MAC reads what was just written while it is still
     in cache; pre[0:prelen] is MACed in front of the message (OpenSSH).
     Decryption reads each ciphertext byte once: a slice is copied (into a
-    private scratch buffer, or with defer into dst), MACed from the copy and
-    decrypted from it.  With defer, decryption stops after the MAC: dst holds
-    ciphertext, and the caller XORs it once the tag is checked.  (A one-pass,
-    stitched kernel was tried on Zen 3 with AVX2 and lost to this.)"""
+    scratch buffer, or with copy_only into dst), MACed from the copy and
+    decrypted from it into dst (private to the call); with copy_only it
+    stops after the MAC, dst holding the ciphertext.  (A one-pass, stitched
+    kernel was tried on Zen 3 with AVX2 and lost to this.)"""
     cdef size_t chunk
     cdef uint8_t scratch[ROOM + SCRATCH]
-    if not enc and not defer:
+    if not enc and not copy_only:
         while n:
             chunk = n if n < SCRATCH else SCRATCH
             memcpy(scratch + ROOM, src, chunk)
@@ -131,10 +139,12 @@ cdef void etm_seal(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
 
 cdef bint etm_open(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
                    const uint8_t* ct, uint8_t* pt, size_t n, const uint8_t* tag,
-                   bint defer) noexcept nogil:
+                   uint8_t* out) noexcept nogil:
     """The inverse of etm_seal, under the bad-tag rule above: returns 0 on a
-    bad tag, and then pt holds zeros.  defer: pt is the caller's buffer (see
-    plaintext only after the tag); otherwise pt is private to the call."""
+    bad tag.  pt: n bytes private to the call.  out NULL: pt receives the
+    plaintext (zeros after a bad tag).  out a caller's buffer: pt receives
+    the ciphertext copy, and out its plaintext only once the tag checked out
+    (zeros otherwise)."""
     cdef mac_t c
     cdef uint8_t ks[64 + SHORT_AEAD]
     cdef uint8_t cpy[ROOM + SHORT_AEAD]
@@ -143,6 +153,7 @@ cdef bint etm_open(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
     cdef const uint8_t* pre = NULL
     cdef size_t prelen = 0
     cdef bint ok
+    cdef uint8_t* dst = out if out != NULL else pt
     if not rfc:
         pre, prelen = aad, alen
     memcpy(want, tag, 16)
@@ -153,17 +164,17 @@ cdef bint etm_open(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
         memcpy(cpy + ROOM, ct, n)
         etm_mac(&c, pre, prelen, cpy + ROOM, n, True)
         etm_end(&c, rfc, alen, n, mine)
-        ok = tag_verdict(mine, want, pt, cpy + ROOM, ks + 64, n)
+        ok = tag_verdict(mine, want, dst, cpy + ROOM, ks + 64, n)
         wipe(ks, 64 + n)
     else:
         stream_block0(s, ks)
         etm_begin(&c, s.k, ks, aad, alen, rfc)
         wipe(ks, 64)
-        etm_crypt(s, &c, ct, pt, n, False, defer, pre, prelen)
+        etm_crypt(s, &c, ct, pt, n, False, out != NULL, pre, prelen)
         etm_end(&c, rfc, alen, n, mine)
-        ok = tag_verdict(mine, want, pt, NULL, NULL, n)
-        if ok and defer:
-            stream_xor(s, pt, pt, n)
+        ok = tag_verdict(mine, want, dst, NULL, NULL, n)
+        if ok and out != NULL:
+            stream_xor(s, pt, out, n)
     mac_wipe(&c)
     return ok
 
@@ -177,15 +188,32 @@ cdef bint etm_open(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
 cdef uint64_t AEAD_MAX = (<uint64_t>0xFFFFFFFF) * 64
 
 
+cdef inline bint opens_privately(size_t n) noexcept nogil:
+    """Whether aead_run opens an n-byte message into its output only at the
+    verdict (the short path), so that a caller's buffer needs no private area."""
+    return n <= SHORT_MAX
+
+
 cdef bint aead_run(stream_t* s, const uint8_t* aad, size_t alen, const uint8_t* src,
-                   uint8_t* dst, size_t n, bint seal, bint defer) noexcept nogil:
-    if short_fits(n, alen):                # _short.pxi (defer holds: see there)
+                   uint8_t* dst, size_t n, bint seal) noexcept nogil:
+    """One message; dst is private to the call when opening (see the rule above)."""
+    if opens_privately(n):                 # _short.pxi, whatever the aad's length
         stream_set_ctr(s, 0)
         return short_run(s.k, s.st, aad, alen, src, dst, n, seal)
     if seal:
         etm_seal(s, True, aad, alen, src, dst, n, dst + n)
         return True
-    return etm_open(s, True, aad, alen, src, dst, n, src + n, defer)
+    return etm_open(s, True, aad, alen, src, dst, n, src + n, NULL)
+
+
+cdef bint open_into(stream_t* s, const uint8_t* aad, size_t alen, const uint8_t* src,
+                    uint8_t* out, size_t n, uint8_t* priv) noexcept nogil:
+    """decrypt_into past the short path: the ciphertext's private copy in
+    priv (n bytes; NULL for n <= SCRATCH: on the stack here, which no heap
+    block need pay for), the plaintext into out only once the tag checked
+    out (etm_open)."""
+    cdef uint8_t small[SCRATCH]
+    return etm_open(s, True, aad, alen, src, priv if priv != NULL else small, n, src + n, out)
 
 
 cdef inline object aead_call(const kernel_table* k, const uint8_t* key, size_t nonce_len,
@@ -221,13 +249,14 @@ cdef object aead_buffers(const kernel_table* k, const uint8_t* key, size_t nonce
     cdef buf_t nb, db, ab, ob
     cdef stream_t s
     cdef uint8_t* dst
+    cdef uint8_t* out = NULL
+    cdef uint8_t* priv = NULL
     cdef object result
     cdef object tmp = None
     cdef const uint8_t* src
     cdef const uint8_t* aad = NULL
     cdef size_t alen = 0, n, outlen
     cdef bint ok = True
-    cdef bint defer = output is not None
     get_buf(nonce, &nb)
     db.held = ab.held = ob.held = False
     s.k = NULL
@@ -263,15 +292,26 @@ cdef object aead_buffers(const kernel_table* k, const uint8_t* key, size_t nonce
             dst = <uint8_t*>ob.ptr
             result = outlen
         src = db.ptr
-        if overlaps(src, dst, db.len):
-            tmp = PyBytes_FromStringAndSize(<char*>src, db.len)
-            src = <const uint8_t*>PyBytes_AS_STRING(tmp)
+        if seal:
+            if overlaps(src, dst, db.len):
+                tmp = PyBytes_FromStringAndSize(<char*>src, db.len)
+                src = <const uint8_t*>PyBytes_AS_STRING(tmp)
+        elif output is not None and not opens_privately(n):
+            if n > SCRATCH:
+                priv = <uint8_t*>PyMem_Malloc(n)
+                if priv == NULL:
+                    raise MemoryError()
+            out = dst
         ts = nogil_for(n + alen)
-        ok = aead_run(&s, aad, alen, src, dst, n, seal, defer)
+        if out != NULL:
+            ok = open_into(&s, aad, alen, src, out, n, priv)
+        else:
+            ok = aead_run(&s, aad, alen, src, dst, n, seal)
         regain(ts)
         if not ok:
             raise InvalidTag()
     finally:
+        PyMem_Free(priv)                   # ciphertext only: public bytes
         if s.k != NULL:
             wipe(&s, sizeof(stream_t))     # the message key, also after an error
         put_buf(&ob)

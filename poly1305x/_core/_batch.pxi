@@ -9,12 +9,13 @@
 # throughput across the vector lanes.  They are grouped by block count (a
 # counting sort on the public lengths), so the lanes of a group finish
 # together.  Long messages, and groups too small to pay for the lanes
-# (lanes_take: measured), take the one-message path (etm_seal / etm_open,
-# whose short messages take _short.pxi's path).  The HChaCha20 subkeys of XChaCha20
+# (lanes_take: measured), take the one-message path (aead_run).  The HChaCha20 subkeys of XChaCha20
 # messages are made across the lanes too (mb_subkeys), and Poly1305 runs
 # across lanes (kernel_table.poly1305_lanes) over each message's padded MAC input,
 # built in a private buffer: aad, ciphertext and lengths; a group with a long
-# aad (over MB_AAD bytes) MACs message by message instead.
+# aad (over MB_AAD bytes), or a backend without the Poly1305 lanes, finishes
+# message by message through the one-message path's seal and open (ks_aead,
+# _short.pxi) over the key stream the lanes made.
 
 cdef extern from "Python.h":
     ctypedef struct PyObject
@@ -72,34 +73,11 @@ cdef enum:
                                 # one by one (at 2 lanes no faster, at 5 much)
 
 
-cdef void mb_finish(const kernel_table* k, bmsg_t* m, uint8_t* ks, bint seal) noexcept nogil:
-    """One message of a group, its key stream (block 0 first) in ks: XOR and
-    MAC (seal), or MAC, check and XOR (open, under the bad-tag rule of
-    _aead.pxi: the ciphertext is copied into the private output once,
-    MACed and decrypted there; zeros after a bad tag)."""
-    cdef mac_t c
-    cdef uint8_t want[16]
-    cdef uint8_t mine[16]
-    cdef size_t n = m.n
-    etm_begin(&c, k, ks, m.aad, m.alen, True)
-    if seal:
-        xor_bytes(m.dst, m.src, ks + 64, n)
-        mac_update(&c, m.dst, n)
-        etm_end(&c, True, m.alen, n, m.dst + n)
-    else:
-        memcpy(want, m.src + n, 16)
-        memcpy(m.dst, m.src, n)
-        mac_update(&c, m.dst, n)
-        etm_end(&c, True, m.alen, n, mine)
-        m.ok = tag_verdict(mine, want, m.dst, m.dst, ks + 64, n)
-    mac_wipe(&c)
-
-
 cdef void one_run(const kernel_table* k, bmsg_t* m, bint seal) noexcept nogil:
     """One message on the one-message path."""
     cdef stream_t s
     stream_setup(&s, k, m.key, m.nonce, m.nonce_len, False)
-    m.ok = aead_run(&s, m.aad, m.alen, m.src, m.dst, m.n, seal, False)
+    m.ok = aead_run(&s, m.aad, m.alen, m.src, m.dst, m.n, seal)
     wipe(&s, sizeof(stream_t))
 
 
@@ -230,8 +208,9 @@ cdef void mb_group(const kernel_table* k, bmsg_t* m, const size_t* order, size_t
     if lanes:
         mb_macs(k, m, order, g, seal, out)
     else:
-        for j in range(g):
-            mb_finish(k, &m[order[j]], out[j], seal)
+        for j in range(g):                # message by message (_short.pxi)
+            mj = &m[order[j]]
+            mj.ok = ks_aead(k, out[j], mj.aad, mj.alen, mj.src, mj.dst, mj.n, seal)
     wipe(ks, used)
 
 

@@ -3,9 +3,7 @@
 # through these): where the table lives (the C stack, or one work block, the
 # last one cached), the buffers and references it holds while it runs
 # (released by batch_release, also after an error), and the private copies
-# of inputs that overlap an _into call's output.
-
-from cpython.mem cimport PyMem_Malloc
+# of inputs that overlap a sealing _into call's output.
 
 cdef extern from "Python.h":
     void Py_XDECREF(PyObject* o)
@@ -108,8 +106,10 @@ cdef inline bint ranges_meet(const uint8_t* a, size_t na, const uint8_t* b,
 
 
 cdef int batch_snapshot(batch_t* b, const uint8_t* lo, size_t size, list keep) except -1:
-    """_into: private copies of the inputs that overlap the caller's output
-    buffer [lo, lo + size), so that writing it cannot change what is read."""
+    """A sealing _into: private copies of the inputs that overlap the
+    caller's output buffer [lo, lo + size), so that writing it cannot change
+    what is read.  (An opening writes the buffer only after every input was
+    read: batch_deliver.)"""
     cdef size_t i
     cdef bmsg_t* m
     cdef object cpy
@@ -190,8 +190,9 @@ cdef list batch_offsets(batch_t* b, uint8_t* dst, bint seal):
 
 
 cdef int batch_deliver(batch_t* b, uint8_t* out, const uint8_t* priv, list res) except -1:
-    """An opening _into: the plaintexts that checked out from the private area
-    priv into the caller's buffer out; zeros (and None in res) for the rest."""
+    """An opening _into (the bad-tag rule of _aead.pxi): the plaintexts that
+    checked out from the private area priv into the caller's buffer out;
+    zeros (and None in res) for the rest."""
     cdef size_t i, off = 0
     for i in range(b.count):
         if b.m[i].ok:

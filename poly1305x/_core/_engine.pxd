@@ -97,10 +97,11 @@ cdef void stream_seek(stream_t* s, uint64_t block, uint32_t offset) noexcept nog
 # The AEAD core: s is the message's stream (key and nonce set, at block 0),
 # which the call consumes.  rfc: RFC 8439's padding and lengths block;
 # otherwise the MAC runs over aad || ct unpadded (OpenSSH).  etm_open returns
-# 0 on a bad tag, and pt then holds zeros; defer: pt is visible to others and
-# receives plaintext only after the tag checked out.
+# 0 on a bad tag, and pt (private to the call) then holds zeros; with out (a
+# caller's buffer), pt receives the ciphertext and out the plaintext only
+# once the tag checked out (zeros otherwise).
 cdef void etm_seal(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
                    const uint8_t* pt, uint8_t* ct, size_t n, uint8_t* tag) noexcept nogil
 cdef bint etm_open(stream_t* s, bint rfc, const uint8_t* aad, size_t alen,
                    const uint8_t* ct, uint8_t* pt, size_t n, const uint8_t* tag,
-                   bint defer) noexcept nogil
+                   uint8_t* out) noexcept nogil

@@ -23,7 +23,9 @@ returned as a FAIL_ code (_buffers.pxi), which the face words:
   _batch.pxi           many RFC 8439 messages through the multi-buffer kernels
   _batch_inputs.pxi    the batch's message table: its memory, what it holds,
                        the outputs' places, the _into calls' private copies
-  _short.pxi           one short RFC 8439 message in two kernel calls
+  _short.pxi           one short RFC 8439 message in two kernel calls; its
+                       seal and open over a ready key stream (ks_aead), which
+                       the batch's per-message finish uses too
 One file per face, with all of its checks and messages:
   _face_mac.pxi        cryptography's Poly1305
   _face_aead.pxi       cryptography's ChaCha20Poly1305, XChaCha20Poly1305
@@ -48,7 +50,7 @@ from cpython.buffer cimport (
     PyObject_GetBuffer,
 )
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
-from cpython.mem cimport PyMem_Calloc, PyMem_Free
+from cpython.mem cimport PyMem_Calloc, PyMem_Free, PyMem_Malloc
 from cpython.ref cimport Py_DECREF
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset

@@ -217,9 +217,10 @@ cdef object batch_call(const kernel_table* k, const uint8_t* key, size_t nonce_l
                 raise TypeError("Buffer is not writable.") from None
             if ob.len < total:
                 raise ValueError(f"buffer must be at least {total} bytes")
-            keep = []
-            batch_snapshot(&b, ob.ptr, total, keep)
-            if not seal:
+            if seal:
+                keep = []
+                batch_snapshot(&b, ob.ptr, total, keep)
+            else:
                 # plaintext goes to a private area first (batch_deliver)
                 priv = <uint8_t*>PyMem_Malloc(total + 1)
                 if priv == NULL:

@@ -37,7 +37,7 @@ cdef object quic_payload(const kernel_table* k, const uint8_t* key, const uint8_
             result = new_bytes(n, &dst)
         stream_setup(&s, k, key, n12, 12, False)
         ts = nogil_for(n + alen)
-        ok = aead_run(&s, aad, alen, db.ptr, dst, n, seal, False)
+        ok = aead_run(&s, aad, alen, db.ptr, dst, n, seal)
         regain(ts)
         if not ok:
             raise InvalidTag()

@@ -1,6 +1,8 @@
-# Included by _engine.pyx: the short-message path of the one-message RFC 8439
-# AEAD (12- and 24-byte nonces), chosen at the top of aead_call / aead_run for
-# messages of SHORT_MAX bytes or less with SHORT_AAD bytes of aad or less.
+# Included by _engine.pyx: the short-message path of the RFC 8439 AEAD (12-
+# and 24-byte nonces), chosen at the top of aead_call (bytes, SHORT_AAD bytes
+# of aad or less) and aead_run (any aad) for messages of SHORT_MAX bytes or
+# less; its seal and open over a ready key stream (ks_aead) also finish the
+# batch's messages that do not MAC across lanes (_batch.pxi).
 #
 # Two kernel calls a message: one chacha20_xor makes block 0 (the Poly1305
 # key) together with the message's key stream, into a stack buffer; one
@@ -23,16 +25,49 @@ cdef enum:
     SHORT_MAC = SHORT_AAD + SHORT_MAX + 16
 
 
-cdef inline void short_tag(const kernel_table* k, const uint8_t* ks, const uint8_t* mac,
-                           size_t nblocks, uint8_t* tag) noexcept nogil:
-    """Poly1305 keyed by ks[0:32] over nblocks whole blocks of mac."""
+cdef bint ks_aead(const kernel_table* k, const uint8_t* ks, const uint8_t* aad, size_t alen,
+                  const uint8_t* src, uint8_t* dst, size_t n, bint seal) noexcept nogil:
+    """The one seal and open of an RFC 8439 message of SHORT_MAX bytes or
+    less whose key stream is ready in ks (block 0, the Poly1305 key, then
+    the message's; the caller wipes it): seal (dst = ct || tag) or open (src
+    = ct || tag; returns whether the tag checked out, under the bad-tag
+    rule: dst is written only by the verdict).  Both the one-message call
+    (short_run, short_bytes) and the batch (_batch.pxi) run messages through
+    here.  The MAC input is built in one private buffer (aad, pad,
+    ciphertext, pad, lengths) and absorbed in one poly1305_blocks call; an
+    aad longer than SHORT_AAD (only the batch's messages) has its whole
+    blocks MACed from its own buffer first.  src may equal dst; no other
+    overlap of dst with src, nor of dst with aad when sealing (aad is read
+    before dst is written)."""
+    cdef uint8_t mac[SHORT_MAC]
+    cdef uint8_t want[16]
+    cdef uint8_t mine[16]
     cdef poly1305_state ps
+    cdef size_t head = 0, a16, n16
+    cdef uint8_t* row
+    cdef bint ok = True
     poly1305_init(&ps, ks, ks + 16)
-    k.poly1305_blocks(&ps, mac, nblocks, 1)
-    poly1305_finish(&ps, tag)
+    if alen > SHORT_AAD:
+        head = alen & ~(<size_t>15)
+        k.poly1305_blocks(&ps, aad, head >> 4, 1)
+    a16 = pad16(alen - head)
+    n16 = pad16(n)
+    row = mac + a16
+    copy_pad16(mac, aad + head if head else aad, alen - head)
+    if seal:
+        xor_pad16(row, dst, src, ks + 64, n)
+    else:
+        memcpy(want, src + n, 16)
+        copy_pad16(row, src, n)
+    p1305x_put_lengths(row + n16, alen, n)
+    k.poly1305_blocks(&ps, mac, (a16 + n16 + 16) >> 4, 1)
+    poly1305_finish(&ps, dst + n if seal else mine)
     if ps.powers_ready:
         wipe(ps.powers, sizeof(ps.powers))
     wipe(ps.h, sizeof(ps.h) + sizeof(ps.r) + sizeof(ps.s))
+    if not seal:
+        ok = tag_verdict(mine, want, dst, row, ks + 64, n)
+    return ok
 
 
 cdef inline size_t short_stream(const kernel_table* k, uint32_t* st, uint8_t* ks,
@@ -48,42 +83,15 @@ cdef inline size_t short_stream(const kernel_table* k, uint32_t* st, uint8_t* ks
     return 64 * nb
 
 
-cdef bint short_mac(const kernel_table* k, uint8_t* ks, size_t nks, const uint8_t* aad,
-                    size_t alen, const uint8_t* src, uint8_t* dst, size_t n,
-                    bint seal) noexcept nogil:
-    """The rest of a short message once its key stream (block 0 first) is in
-    ks[0:nks], which is wiped here: seal (dst = ct || tag) or open (src = ct
-    || tag; returns whether the tag checked out).  src may equal dst; no
-    other overlap of dst with src or aad."""
-    cdef uint8_t mac[SHORT_MAC]
-    cdef uint8_t want[16]
-    cdef uint8_t mine[16]
-    cdef size_t a16 = pad16(alen), n16 = pad16(n)
-    cdef uint8_t* row = mac + a16
-    cdef bint ok = True
-    copy_pad16(mac, aad, alen)
-    if seal:
-        xor_pad16(row, dst, src, ks + 64, n)
-    else:
-        memcpy(want, src + n, 16)
-        copy_pad16(row, src, n)
-    p1305x_put_lengths(row + n16, alen, n)
-    if seal:
-        short_tag(k, ks, mac, (a16 + n16 + 16) >> 4, dst + n)
-    else:
-        short_tag(k, ks, mac, (a16 + n16 + 16) >> 4, mine)
-        ok = tag_verdict(mine, want, dst, row, ks + 64, n)
-    wipe(ks, nks)
-    return ok
-
-
 cdef bint short_run(const kernel_table* k, uint32_t* st, const uint8_t* aad, size_t alen,
                     const uint8_t* src, uint8_t* dst, size_t n, bint seal) noexcept nogil:
-    """One short message (see short_mac) from its input block st at counter
+    """One short message (see ks_aead) from its input block st at counter
     0, which is wiped."""
     cdef uint8_t ks[64 * SHORT_BLOCKS]
     cdef size_t nks = short_stream(k, st, ks, n)
-    return short_mac(k, ks, nks, aad, alen, src, dst, n, seal)
+    cdef bint ok = ks_aead(k, ks, aad, alen, src, dst, n, seal)
+    wipe(ks, nks)
+    return ok
 
 
 cdef inline bint short_fits(size_t n, size_t alen) noexcept nogil:
@@ -116,6 +124,7 @@ cdef object short_bytes(const kernel_table* k, const uint8_t* key, size_t nonce_
     cdef size_t n = <size_t>PyBytes_GET_SIZE(data)
     cdef size_t outlen = n + 16 if seal else n - 16
     cdef size_t nks
+    cdef bint ok
     cdef PyObject* out
     cdef object result
     message_state(st, key, <const uint8_t*>PyBytes_AS_STRING(nonce), nonce_len)
@@ -126,8 +135,10 @@ cdef object short_bytes(const kernel_table* k, const uint8_t* key, size_t nonce_
         pass_error()                   # the MemoryError the allocation set
     result = <object>out
     Py_DECREF(result)                  # <object> took a second reference
-    if not short_mac(k, ks, nks, aad, alen, <const uint8_t*>PyBytes_AS_STRING(data),
-                     <uint8_t*>PyBytes_AS_STRING(result), n if seal else outlen, seal):
+    ok = ks_aead(k, ks, aad, alen, <const uint8_t*>PyBytes_AS_STRING(data),
+                 <uint8_t*>PyBytes_AS_STRING(result), n if seal else outlen, seal)
+    wipe(ks, nks)
+    if not ok:
         raise InvalidTag()
     return result
 

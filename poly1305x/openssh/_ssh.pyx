@@ -92,7 +92,7 @@ cdef bint open_core(const stream_t* main, const stream_t* hdr, uint32_t seqnr, s
     memcpy(enclen, src, aadlen)         # aadlen is 0 or 4
     at_seqnr(&s, main, seqnr)
     ok = etm_open(&s, False, enclen, aadlen, src + aadlen, dst + aadlen, n - aadlen, src + n,
-                  False)
+                  NULL)
     wipe(&s, sizeof(stream_t))
     if ok and aadlen:
         hdr_xor(hdr, seqnr, enclen, dst, aadlen)
