@@ -6,6 +6,45 @@ Every instruction-set module (each backend entry's module in
 _kernels/_registry.py) fills one ``kernel_table`` per backend it offers and hands its address to the
 dispatcher in a PyCapsule named ``KERNEL_CAPSULE``.  Nothing here holds a
 vector type: states live inside Python objects, which are only 16-byte aligned.
+
+The names inside the kernel files share prefixes; what each one means:
+
+==================  ==========================================================
+prefix              what it names (where)
+==================  ==========================================================
+``p1305x_``         C-level helpers and macros of the headers (``_cpu.h``,
+                    ``_le.h``, ``_wide.h``, ``_simd.h``): the namespace of
+                    everything a .h defines
+``p1305x_v4_``      four 32-bit lanes as compiler generic vectors (``_vec4.h``)
+``p1305x_s4_``      the same four lanes as a struct of four words (``_vec4.h``)
+``l4_``             the portable ChaCha20's four-lane operations over either
+                    of those (``_chacha20_portable.pxi``)
+``p1305x_n32_``,    NEON-shaped two-lane limbs: two 32-bit lanes, two 64-bit
+``p1305x_n64_``,    lanes, four 32-bit multipliers (``_neon.h``)
+``p1305x_n128_``
+``p26_``            radix-2^26 Poly1305 arithmetic shared by every 26-bit
+                    kernel (``_radix26.pxd``)
+``_p26_``           the AVX2 and AVX-512F 26-bit kernels' key set-up
+``_p26v_``          26-bit limbs in ymm, four blocks a step (``_poly1305_avx2``)
+``_p26z_``          26-bit limbs in zmm, 16 blocks a step (``_poly1305_avx512f``)
+``_p44_``           radix-2^44 scalar limbs for the IFMA kernels (``_poly1305_avx512``)
+``_p44v_``          44-bit limbs in zmm, the IFMA (vpmadd52) steps
+``_n2_``            two blocks a step on the two NEON lanes (``_poly1305_neon``)
+``_chacha8_``       ChaCha20 on ymm: eight blocks of one message a step
+``_chacha16_``      ChaCha20 on zmm: 16 blocks of one message a step
+``mb_``             multi-buffer ("many messages"): one message per lane
+``mb4_``            multi-buffer ChaCha20, 4 lanes (``_chacha20_mb_vec4``)
+``_mb8_``           multi-buffer ChaCha20, 8 lanes in ymm (``_chacha20_mb_ymm``)
+``_mb16_``          multi-buffer ChaCha20, 16 lanes in zmm (``_chacha20_mb_avx512``)
+``_mb26_``          multi-buffer Poly1305, 26-bit limbs in ymm (``_poly1305_mb_avx2``)
+``_mbz_``           multi-buffer Poly1305, 26-bit limbs in zmm (``_poly1305_mb_avx512f``)
+``_mb44_``          multi-buffer Poly1305, 44-bit limbs, IFMA (``_poly1305_mb_avx512``)
+``_n2l_``, ``n2l_`` multi-buffer Poly1305 on the two NEON lanes (``_poly1305_mb_neon``)
+==================  ==========================================================
+
+A leading underscore marks a helper private to its file's kernel; names
+without one (``chacha20_``, ``poly1305_``, ``kernel_``) are the table's entry
+points and the types of this ABI.
 """
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
