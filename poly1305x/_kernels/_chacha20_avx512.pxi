@@ -228,7 +228,6 @@ cdef void _chacha16_blocks_t2(const uint32_t* st, uint64_t ctr, const uint8_t* s
 cdef void chacha20_xor_avx512(uint32_t* state16, const uint8_t* src,
                               uint8_t* dst, size_t nblocks) noexcept nogil:
     cdef uint64_t ctr = <uint64_t>state16[12] | (<uint64_t>state16[13] << 32)
-    cdef uint8_t buf[512]
     cdef size_t n = nblocks & ~(<size_t>15)
     if n and nblocks - n and nblocks - n <= 2:
         # one or two blocks past the batches: inside the last batch
@@ -248,10 +247,10 @@ cdef void chacha20_xor_avx512(uint32_t* state16, const uint8_t* src,
         if src != NULL:
             src += 64 * n
     if nblocks >= 8:
-        _chacha8_blocks(state16, ctr, src, dst, 1)
+        _chacha8_blocks(state16, ctr, src, dst, 1, False)
         ctr += 8
         nblocks -= 8
         dst += 512
         if src != NULL:
             src += 512
-    _chacha8_tail(state16, ctr, src, dst, nblocks, buf)
+    _chacha8_tail(state16, ctr, src, dst, nblocks)
