@@ -1,8 +1,8 @@
 # ChaCha20 AVX2 kernels (included by _x86_avx2.pyx): the shared ymm kernels of
 # _chacha20_ymm.pxi with AVX2 rotates.  AVX2 has no rotate instruction:
 # rotations by 16 and 8 are byte shuffles (vpshufb), by 12 and 7 a shift pair
-# and an OR.  Whole batches of 8 blocks use the vertical kernel, the rest the
-# tail of _chacha20_ymm.pxi.
+# and an OR.  Whole batches of 8 blocks, and a final 7, use the vertical
+# kernel, the rest the tail of _chacha20_ymm.pxi.
 from poly1305x._kernels._common cimport wipe
 
 
@@ -32,12 +32,15 @@ include "_chacha20_ymm.pxi"
 cdef void chacha20_xor_avx2(uint32_t* state16, const uint8_t* src,
                             uint8_t* dst, size_t nblocks) noexcept nogil:
     cdef uint64_t ctr = <uint64_t>state16[12] | (<uint64_t>state16[13] << 32)
-    cdef uint8_t buf[512]
-    cdef size_t n = nblocks & ~(<size_t>7)
+    # The blocks of the vertical kernel: the whole batches, and a final 7
+    # blocks as one more batch (n is then odd); the 1-6 past them go to the tail.
+    cdef size_t n = (nblocks + 1) & ~(<size_t>7)
+    if n > nblocks:
+        n = nblocks
     if n:
-        _chacha8_blocks(state16, ctr, src, dst, n >> 3)
+        _chacha8_blocks(state16, ctr, src, dst, (n + 1) >> 3, n & 1)
         ctr += n
         dst += 64 * n
         if src != NULL:
             src += 64 * n
-    _chacha8_tail(state16, ctr, src, dst, nblocks - n, buf)
+    _chacha8_tail(state16, ctr, src, dst, nblocks - n)

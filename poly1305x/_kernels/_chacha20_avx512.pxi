@@ -7,7 +7,8 @@
 # 128-bit lane (unpack epi32/epi64) and a 4x4 transpose of the 128-bit lanes
 # (_mm512_shuffle_i32x4), which leaves one whole 64-byte block per register.
 # One or two blocks after the last full batch of 16 ride along inside it
-# (_chacha16_core); other 1-15 block tails use the ymm kernels of
+# (_chacha16_core), 9-15 run as a batch of 16 that stores only them; other
+# 1-8 block tails use the ymm kernels of
 # _chacha20_ymm.pxi with AVX-512VL rotates (vprold on ymm).  Only AVX-512F/VL
 # intrinsics that SIMDe 0.7.4 also provides are used (no masked loads/stores).
 #
@@ -91,24 +92,31 @@ cdef inline void _chacha16_transpose(__m512i* x0, __m512i* x1, __m512i* x2,
 
 
 cdef inline void _chacha16_out4(const uint8_t* src, uint8_t* dst, size_t off, __m512i a,
-                                __m512i b, __m512i c, __m512i d) noexcept nogil:
+                                __m512i b, __m512i c, __m512i d, size_t keep) noexcept nogil:
     # Blocks m, 4+m, 8+m, 12+m (off = 64m) from the transposed words 0-3 (a),
     # 4-7 (b), 8-11 (c), 12-15 (d): a 4x4 transpose of the 128-bit lanes puts
-    # block 4k+m, lane k of each, into one register.
+    # block 4k+m, lane k of each, into one register.  Only the blocks below
+    # keep are stored (16: all, and the compares fold away).
     cdef __m512i t0 = _mm512_shuffle_i32x4(a, b, 0x44)
     cdef __m512i t1 = _mm512_shuffle_i32x4(a, b, 0xEE)
     cdef __m512i t2 = _mm512_shuffle_i32x4(c, d, 0x44)
     cdef __m512i t3 = _mm512_shuffle_i32x4(c, d, 0xEE)
-    _chacha16_out(src, dst, off, _mm512_shuffle_i32x4(t0, t2, 0x88))
-    _chacha16_out(src, dst, off + 256, _mm512_shuffle_i32x4(t0, t2, 0xDD))
-    _chacha16_out(src, dst, off + 512, _mm512_shuffle_i32x4(t1, t3, 0x88))
-    _chacha16_out(src, dst, off + 768, _mm512_shuffle_i32x4(t1, t3, 0xDD))
+    if 64 * keep > off:
+        _chacha16_out(src, dst, off, _mm512_shuffle_i32x4(t0, t2, 0x88))
+    if 64 * keep > off + 256:
+        _chacha16_out(src, dst, off + 256, _mm512_shuffle_i32x4(t0, t2, 0xDD))
+    if 64 * keep > off + 512:
+        _chacha16_out(src, dst, off + 512, _mm512_shuffle_i32x4(t1, t3, 0x88))
+    if 64 * keep > off + 768:
+        _chacha16_out(src, dst, off + 768, _mm512_shuffle_i32x4(t1, t3, 0xDD))
 
 
 cdef inline void _chacha16_core(const uint32_t* st, uint64_t ctr, const uint8_t* src,
-                               uint8_t* dst, size_t nbatches, size_t tail) noexcept nogil:
-    # nbatches x 16 blocks from the 64-bit counter ctr; src NULL: bare key
-    # stream.  tail (0-2, a constant at each call site) more blocks after the
+                               uint8_t* dst, size_t nbatches, size_t tail,
+                               size_t keep) noexcept nogil:
+    # nbatches x 16 blocks from the 64-bit counter ctr, of which the last
+    # batch stores only its first keep (9-16; tail must then be 0); src NULL:
+    # bare key stream.  tail (0-2, a constant at each call site) more blocks after the
     # last batch come from one horizontal ymm state whose rounds run inside
     # that batch's: the state's chain is bound by latency and the batch by
     # throughput, so the tail costs the batch little more than its operations
@@ -120,8 +128,11 @@ cdef inline void _chacha16_core(const uint32_t* st, uint64_t ctr, const uint8_t*
     cdef __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
     cdef __m256i ta, tb, tc, td, ia, ib, ic, id
     cdef bint with_tail
+    cdef size_t k = 16
     cdef int i
     while nbatches:
+        if nbatches == 1:
+            k = keep
         with_tail = tail != 0 and nbatches == 1
         if with_tail:
             ia = _chacha8_row(st)
@@ -195,10 +206,10 @@ cdef inline void _chacha16_core(const uint32_t* st, uint64_t ctr, const uint8_t*
         _chacha16_transpose(&x4, &x5, &x6, &x7)
         _chacha16_transpose(&x8, &x9, &x10, &x11)
         _chacha16_transpose(&x12, &x13, &x14, &x15)
-        _chacha16_out4(src, dst, 0, x0, x4, x8, x12)
-        _chacha16_out4(src, dst, 64, x1, x5, x9, x13)
-        _chacha16_out4(src, dst, 128, x2, x6, x10, x14)
-        _chacha16_out4(src, dst, 192, x3, x7, x11, x15)
+        _chacha16_out4(src, dst, 0, x0, x4, x8, x12, k)
+        _chacha16_out4(src, dst, 64, x1, x5, x9, x13, k)
+        _chacha16_out4(src, dst, 128, x2, x6, x10, x14, k)
+        _chacha16_out4(src, dst, 192, x3, x7, x11, x15, k)
         if with_tail:
             _chacha8_hout(src, dst, 1024, ta, tb, tc, td, ia, ib, ic, id, tail)
         ctr += 16
@@ -210,25 +221,32 @@ cdef inline void _chacha16_core(const uint32_t* st, uint64_t ctr, const uint8_t*
 
 cdef void _chacha16_blocks(const uint32_t* st, uint64_t ctr, const uint8_t* src,
                            uint8_t* dst, size_t nbatches) noexcept nogil:
-    _chacha16_core(st, ctr, src, dst, nbatches, 0)
+    _chacha16_core(st, ctr, src, dst, nbatches, 0, 16)
+
+
+cdef void _chacha16_blocks_part(const uint32_t* st, uint64_t ctr, const uint8_t* src,
+                                uint8_t* dst, size_t nbatches, size_t keep) noexcept nogil:
+    # nbatches x 16 blocks less the last 16 - keep (keep 9-15): above 8 blocks
+    # past the whole batches, a batch of 16 costs less than 8 plus a tail
+    # (Zen 4: 16 blocks ~195 ns, 9 as 8 + 1 ~245, 15 as 8 + 7 ~275)
+    _chacha16_core(st, ctr, src, dst, nbatches, 0, keep)
 
 
 cdef void _chacha16_blocks_t1(const uint32_t* st, uint64_t ctr, const uint8_t* src,
                               uint8_t* dst, size_t nbatches) noexcept nogil:
     # nbatches x 16 blocks and one more
-    _chacha16_core(st, ctr, src, dst, nbatches, 1)
+    _chacha16_core(st, ctr, src, dst, nbatches, 1, 16)
 
 
 cdef void _chacha16_blocks_t2(const uint32_t* st, uint64_t ctr, const uint8_t* src,
                               uint8_t* dst, size_t nbatches) noexcept nogil:
     # nbatches x 16 blocks and two more
-    _chacha16_core(st, ctr, src, dst, nbatches, 2)
+    _chacha16_core(st, ctr, src, dst, nbatches, 2, 16)
 
 
 cdef void chacha20_xor_avx512(uint32_t* state16, const uint8_t* src,
                               uint8_t* dst, size_t nblocks) noexcept nogil:
     cdef uint64_t ctr = <uint64_t>state16[12] | (<uint64_t>state16[13] << 32)
-    cdef uint8_t buf[512]
     cdef size_t n = nblocks & ~(<size_t>15)
     if n and nblocks - n and nblocks - n <= 2:
         # one or two blocks past the batches: inside the last batch
@@ -236,6 +254,13 @@ cdef void chacha20_xor_avx512(uint32_t* state16, const uint8_t* src,
             _chacha16_blocks_t1(state16, ctr, src, dst, n >> 4)
         else:
             _chacha16_blocks_t2(state16, ctr, src, dst, n >> 4)
+        ctr += nblocks
+        state16[12] = <uint32_t>ctr
+        state16[13] = <uint32_t>(ctr >> 32)
+        return
+    if nblocks - n > 8:
+        # 9-15 blocks past the batches: as one more batch, cut short
+        _chacha16_blocks_part(state16, ctr, src, dst, (n >> 4) + 1, nblocks - n)
         ctr += nblocks
         state16[12] = <uint32_t>ctr
         state16[13] = <uint32_t>(ctr >> 32)
@@ -248,10 +273,10 @@ cdef void chacha20_xor_avx512(uint32_t* state16, const uint8_t* src,
         if src != NULL:
             src += 64 * n
     if nblocks >= 8:
-        _chacha8_blocks(state16, ctr, src, dst, 1)
+        _chacha8_blocks(state16, ctr, src, dst, 1, False)
         ctr += 8
         nblocks -= 8
         dst += 512
         if src != NULL:
             src += 512
-    _chacha8_tail(state16, ctr, src, dst, nblocks, buf)
+    _chacha8_tail(state16, ctr, src, dst, nblocks)
