@@ -41,8 +41,12 @@ cdef inline void mb_transpose(const uint32_t* const* src, size_t width,
     # The gather in plain words: src[j]'s word w to mb_in[w * width + j].
     cdef size_t j, w
     for j in range(width):
-        for w in range(16):
-            mb_in[w * width + j] = src[j][w] if src[j] != NULL else 0
+        if src[j] != NULL:
+            for w in range(16):
+                mb_in[w * width + j] = src[j][w]
+        else:
+            for w in range(16):
+                mb_in[w * width + j] = 0
 
 
 cdef inline void mb_lanes(const uint32_t* states, size_t nlanes, uint8_t* const* out,
