@@ -1,15 +1,16 @@
 # Multi-buffer ChaCha20 on zmm registers, one message per 32-bit lane (16
 # lanes); included by _x86_avx512.pyx after _chacha20_avx512.pxi (whose
 # _chacha16_dround and _chacha16_transpose it uses) and _chacha20_mb_ymm.pxi
-# (the 8-lane kernel, for groups of at most 8 messages, and mb_gather).
-# Layout and rules as in _chacha20_mb_ymm.pxi: lane j is message j, step i
-# computes block i of every lane, public block counts per lane.
+# (the 8-lane kernel, for groups of at most 8 messages).  Layout, store rule
+# and group driver: _chacha20_mb_common.pxi; here the 16-lane group step and
+# its gather in registers.
 
 
 cdef inline void _mb16_store(uint8_t* const* out, const uint32_t* nblocks, size_t lane,
                              uint32_t blk, __m512i ks) noexcept nogil:
-    if blk < nblocks[lane]:
-        _mm512_storeu_si512(out[lane] + 64 * <size_t>blk, ks)
+    cdef uint8_t* p = mb_block_out(out, nblocks, lane, blk)
+    if p != NULL:
+        _mm512_storeu_si512(p, ks)
 
 
 cdef inline void _mb16_out4(uint8_t* const* out, const uint32_t* nblocks, size_t m,
@@ -108,28 +109,24 @@ cdef inline void _mb16_rows4(uint32_t* mb_in, size_t m, __m512i a, __m512i b, __
     _mm512_storeu_si512(mb_in + 16 * (m + 12), _mm512_shuffle_i32x4(t1, t3, 0xDD))
 
 
-cdef inline __m512i _mb16_state(const uint32_t* states, size_t g, size_t lane) noexcept nogil:
-    if lane < g:
-        return _mm512_loadu_si512(states + 16 * lane)
+cdef inline __m512i _mb16_state(const uint32_t* const* src, size_t lane) noexcept nogil:
+    if src[lane] != NULL:
+        return _mm512_loadu_si512(src[lane])
     return _mm512_setzero_si512()
 
 
-cdef inline uint32_t _mb16_gather(const uint32_t* states, size_t g, uint32_t* mb_in,
-                                  uint8_t** out, uint32_t* nblocks, uint8_t* const* out_in,
-                                  const uint32_t* nblocks_in) noexcept nogil:
-    # mb_gather for 16 lanes in registers: a lane's input block is one zmm,
+cdef inline void _mb16_gather(const uint32_t* const* src, uint32_t* mb_in) noexcept nogil:
+    # The gather for 16 lanes in registers: a lane's input block is one zmm,
     # and the transpose of the output side (the same network: a transpose
     # is its own inverse) turns lane-major into word-major rows.
-    cdef __m512i v0 = _mb16_state(states, g, 0), v1 = _mb16_state(states, g, 1)
-    cdef __m512i v2 = _mb16_state(states, g, 2), v3 = _mb16_state(states, g, 3)
-    cdef __m512i v4 = _mb16_state(states, g, 4), v5 = _mb16_state(states, g, 5)
-    cdef __m512i v6 = _mb16_state(states, g, 6), v7 = _mb16_state(states, g, 7)
-    cdef __m512i v8 = _mb16_state(states, g, 8), v9 = _mb16_state(states, g, 9)
-    cdef __m512i v10 = _mb16_state(states, g, 10), v11 = _mb16_state(states, g, 11)
-    cdef __m512i v12 = _mb16_state(states, g, 12), v13 = _mb16_state(states, g, 13)
-    cdef __m512i v14 = _mb16_state(states, g, 14), v15 = _mb16_state(states, g, 15)
-    cdef uint32_t steps = 0
-    cdef size_t j
+    cdef __m512i v0 = _mb16_state(src, 0), v1 = _mb16_state(src, 1)
+    cdef __m512i v2 = _mb16_state(src, 2), v3 = _mb16_state(src, 3)
+    cdef __m512i v4 = _mb16_state(src, 4), v5 = _mb16_state(src, 5)
+    cdef __m512i v6 = _mb16_state(src, 6), v7 = _mb16_state(src, 7)
+    cdef __m512i v8 = _mb16_state(src, 8), v9 = _mb16_state(src, 9)
+    cdef __m512i v10 = _mb16_state(src, 10), v11 = _mb16_state(src, 11)
+    cdef __m512i v12 = _mb16_state(src, 12), v13 = _mb16_state(src, 13)
+    cdef __m512i v14 = _mb16_state(src, 14), v15 = _mb16_state(src, 15)
     _chacha16_transpose(&v0, &v1, &v2, &v3)
     _chacha16_transpose(&v4, &v5, &v6, &v7)
     _chacha16_transpose(&v8, &v9, &v10, &v11)
@@ -138,31 +135,11 @@ cdef inline uint32_t _mb16_gather(const uint32_t* states, size_t g, uint32_t* mb
     _mb16_rows4(mb_in, 1, v1, v5, v9, v13)
     _mb16_rows4(mb_in, 2, v2, v6, v10, v14)
     _mb16_rows4(mb_in, 3, v3, v7, v11, v15)
-    for j in range(16):
-        out[j] = out_in[j] if j < g else NULL
-        nblocks[j] = nblocks_in[j] if j < g else 0
-        if nblocks[j] > steps:
-            steps = nblocks[j]
-    return steps
 
 
 cdef void chacha20_lanes_avx512(const uint32_t* states, size_t nlanes, uint8_t* const* out,
                                 const uint32_t* nblocks) noexcept nogil:
     """The kernel_table entry chacha20_lanes (see _kernel.pxd): 16 lanes a
     step, a last group of at most 8 on ymm."""
-    cdef uint32_t mb_in[256]
-    cdef uint8_t* o[16]
-    cdef uint32_t nb[16]
-    cdef size_t g
-    cdef uint32_t steps
-    while nlanes > 8:
-        g = nlanes if nlanes < 16 else 16
-        steps = _mb16_gather(states, g, mb_in, o, nb, out, nblocks)
-        _chacha16_lanes(mb_in, steps, o, nb)
-        states += 16 * g
-        out += g
-        nblocks += g
-        nlanes -= g
-    if nlanes:
-        chacha20_lanes_ymm(states, nlanes, out, nblocks)
-    wipe(mb_in, sizeof(mb_in))
+    mb_lanes(states, nlanes, out, nblocks, 16, _chacha16_lanes, _mb16_gather, <uint32_t>-1,
+             NULL, 8, chacha20_lanes_ymm)

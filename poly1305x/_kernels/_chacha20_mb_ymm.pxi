@@ -2,24 +2,22 @@
 # lanes): the key streams of a batch of short messages (_core/_batch.pxi).
 # Included by _x86_avx2.pyx and _x86_avx512.pyx after their _chacha20_*.pxi,
 # whose _chacha8_dround (with that instruction set's rotates) and
-# _chacha8_transpose it uses.
+# _chacha8_transpose it uses, and after _chacha20_mb_common.pxi (the layout,
+# the store rule and the group driver; here only the 8-lane group step).
 #
 # Unlike _chacha8_blocks, where the 8 lanes are 8 consecutive blocks of one
 # message, here lane j is message j: its own key and nonce, so the input
-# words are per lane (transposed once, on entry, into mb_in[word][lane]), and
-# step i computes block i of every lane (counter word 12 + i).  Block 0 (the
-# Poly1305 key) and the data blocks are thus computed together.  A lane that
-# needs fewer blocks than the longest in its group stores nothing for the
-# later steps; the block counts are public (message lengths), so branching on
-# them leaks nothing.
+# words are per lane, and block 0 (the Poly1305 key) and the data blocks are
+# computed together.
 
 
 cdef inline void _mb8_store(uint8_t* const* out, const uint32_t* nblocks, size_t lane,
                             uint32_t blk, __m256i lo, __m256i hi) noexcept nogil:
     # Block blk of one lane: its first 32 bytes in lo, the last 32 in hi.
-    if blk < nblocks[lane]:
-        _mm256_storeu_si256(<__m256i*>(out[lane] + 64 * <size_t>blk), lo)
-        _mm256_storeu_si256(<__m256i*>(out[lane] + 64 * <size_t>blk + 32), hi)
+    cdef uint8_t* p = mb_block_out(out, nblocks, lane, blk)
+    if p != NULL:
+        _mm256_storeu_si256(<__m256i*>p, lo)
+        _mm256_storeu_si256(<__m256i*>(p + 32), hi)
 
 
 cdef inline void _mb8_out4(uint8_t* const* out, const uint32_t* nblocks, size_t m,
@@ -100,45 +98,8 @@ cdef void _chacha8_lanes(const uint32_t* mb_in, uint32_t steps, uint8_t* const* 
         _mb8_out4(out, nblocks, 3, blk, x3, x7, x11, x15)
 
 
-cdef inline uint32_t mb_gather(const uint32_t* states, size_t nlanes, size_t width,
-                               uint32_t* mb_in, uint8_t** out, uint32_t* nblocks,
-                               uint8_t* const* out_in,
-                               const uint32_t* nblocks_in) noexcept nogil:
-    # Transpose nlanes (<= width) input blocks into mb_in[word * width + lane]
-    # and pad the lanes past nlanes (no blocks, no output); returns the
-    # largest block count.
-    cdef size_t j, w
-    cdef uint32_t steps = 0
-    for j in range(width):
-        if j < nlanes:
-            for w in range(16):
-                mb_in[w * width + j] = states[16 * j + w]
-            out[j] = out_in[j]
-            nblocks[j] = nblocks_in[j]
-            if nblocks[j] > steps:
-                steps = nblocks[j]
-        else:
-            for w in range(16):
-                mb_in[w * width + j] = 0
-            out[j] = NULL
-            nblocks[j] = 0
-    return steps
-
-
 cdef void chacha20_lanes_ymm(const uint32_t* states, size_t nlanes, uint8_t* const* out,
                              const uint32_t* nblocks) noexcept nogil:
     """The kernel_table entry chacha20_lanes (see _kernel.pxd), 8 lanes a step."""
-    cdef uint32_t mb_in[128]
-    cdef uint8_t* o[8]
-    cdef uint32_t nb[8]
-    cdef size_t g
-    cdef uint32_t steps
-    while nlanes:
-        g = nlanes if nlanes < 8 else 8
-        steps = mb_gather(states, g, 8, mb_in, o, nb, out, nblocks)
-        _chacha8_lanes(mb_in, steps, o, nb)
-        states += 16 * g
-        out += g
-        nblocks += g
-        nlanes -= g
-    wipe(mb_in, sizeof(mb_in))
+    mb_lanes(states, nlanes, out, nblocks, 8, _chacha8_lanes, NULL, <uint32_t>-1, NULL,
+             0, NULL)

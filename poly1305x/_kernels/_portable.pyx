@@ -21,6 +21,7 @@ include "_poly1305_mb_neon.pxi"
 include "_chacha20_portable.pxi"
 
 
+include "_chacha20_mb_common.pxi"
 include "_chacha20_mb_vec4.pxi"
 include "_poly1305_mb_portable.pxi"
 

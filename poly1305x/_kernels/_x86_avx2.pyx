@@ -16,6 +16,7 @@ from poly1305x._kernels._util cimport load32_le, load64_le, store32_le, store64_
 include "_poly1305_avx2.pxi"
 include "_poly1305_mb_avx2.pxi"
 include "_chacha20_avx2.pxi"
+include "_chacha20_mb_common.pxi"
 include "_chacha20_mb_ymm.pxi"
 
 cdef kernel_table TABLE

@@ -22,6 +22,7 @@ include "_poly1305_avx512f.pxi"
 include "_poly1305_mb_avx512f.pxi"
 # the AVX-512 ChaCha20 (AVX-512F/VL only: no IFMA in it)
 include "_chacha20_avx512.pxi"
+include "_chacha20_mb_common.pxi"
 include "_chacha20_mb_ymm.pxi"
 include "_chacha20_mb_avx512.pxi"
 
