@@ -248,19 +248,16 @@ cdef void chacha20_xor_avx512(uint32_t* state16, const uint8_t* src,
                               uint8_t* dst, size_t nblocks) noexcept nogil:
     cdef uint64_t ctr = <uint64_t>state16[12] | (<uint64_t>state16[13] << 32)
     cdef size_t n = nblocks & ~(<size_t>15)
-    if n and nblocks - n and nblocks - n <= 2:
-        # one or two blocks past the batches: inside the last batch
-        if nblocks - n == 1:
+    cdef size_t rest = nblocks - n
+    if (n and 1 <= rest <= 2) or rest > 8:
+        if rest > 8:
+            # 9-15 blocks past the batches: as one more batch, cut short
+            _chacha16_blocks_part(state16, ctr, src, dst, (n >> 4) + 1, rest)
+        elif rest == 1:
+            # one or two blocks past the batches: inside the last batch
             _chacha16_blocks_t1(state16, ctr, src, dst, n >> 4)
         else:
             _chacha16_blocks_t2(state16, ctr, src, dst, n >> 4)
-        ctr += nblocks
-        state16[12] = <uint32_t>ctr
-        state16[13] = <uint32_t>(ctr >> 32)
-        return
-    if nblocks - n > 8:
-        # 9-15 blocks past the batches: as one more batch, cut short
-        _chacha16_blocks_part(state16, ctr, src, dst, (n >> 4) + 1, nblocks - n)
         ctr += nblocks
         state16[12] = <uint32_t>ctr
         state16[13] = <uint32_t>(ctr >> 32)
