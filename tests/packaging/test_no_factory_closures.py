@@ -37,6 +37,9 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LEFT_OUT = ("poly1305x/_tools/",)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+# A lambda's symbol table is named "lambda" up to CPython 3.14 and "<lambda>"
+# from 3.15 on (so that it cannot clash with a function of that name).
+_LAMBDA_TABLES = ("lambda", "<lambda>")
 
 
 def _frees(table):
@@ -81,7 +84,8 @@ def _products(fn, closures):
             if (node.lineno, node.name) in closures or any(
                     (d.lineno, node.name) in closures for d in node.decorator_list):
                 names.add(node.name)
-        elif isinstance(node, ast.Lambda) and (node.lineno, "lambda") in closures:
+        elif isinstance(node, ast.Lambda) and any(
+                (node.lineno, name) in closures for name in _LAMBDA_TABLES):
             lambdas.add(node)
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
               and node.func.id == "type" and len(node.args) == 3):
