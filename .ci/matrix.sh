@@ -9,7 +9,7 @@
 #   bash .ci/matrix.sh 3.12       # any others
 #
 # The test suite itself runs on the release wheels (.ci/wheel-tests.sh: the
-# whole suite on cp311, cp314 and cp315); the full 3.11..3.15 matrix
+# whole suite on cp314 and cp315); the full 3.11..3.15 matrix
 # from sdists is `nox -s tests` (noxfile.py).
 #
 # Interpreters: ~/.pyenv/versions/3.X.* (newest patch release, not the

@@ -4,9 +4,10 @@
 # outside the source tree; .ci/poly1305x_installed_check.py fails the run if
 # the tests would import anything else):
 #
-#   cp311 x86_64          self-test + the whole suite (pyenv's CPython)
-#   cp312, cp313 x86_64   self-test + the kernel and AEAD tests (SUBSET): the
-#                         whole suite runs on the oldest and the two newest
+#   cp311, cp312, cp313   self-test + the kernel and AEAD tests (SUBSET, on
+#   x86_64                pyenv's CPython): the whole suite runs from source
+#                         on 3.11 (the README's tests, the sanitizers) and on
+#                         the two newest wheels
 #   cp314, cp315 x86_64   self-test + the whole suite, on Debian sid's CPython
 #                         inside the sid root (.ci/sid-root.sh); the peers from
 #                         their cp314/cp315 wheels, fetched by the host's pip;
@@ -225,8 +226,7 @@ one() {
     local ignores=("$@")
     case $kind in
         host)
-            local sel=("$SRC/tests")
-            [[ $tag == cp312-* || $tag == cp313-* ]] && sel=("${SUBSET[@]/#/$SRC/}")
+            local sel=("${SUBSET[@]/#/$SRC/}")  # every host run (cp311-cp313)
             ignores=("${ignores[@]/#--ignore=$work\/tree/--ignore=$SRC}")
             (
                 cd "$work/run"
